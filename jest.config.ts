@@ -1,0 +1,33 @@
+/** Jest runs every package's tests against the TypeScript sources (no build needed). */
+import type { Config } from 'jest';
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages'],
+  testMatch: ['**/test/**/*.test.ts'],
+  transform: { '^.+\\.(t|j)s$': swc as unknown as string },
+  // superjson 2 and its helpers ship ESM only; jest's CommonJS runtime needs them compiled.
+  transformIgnorePatterns: ['/node_modules/(?!(superjson|copy-anything|is-what)/)'],
+  moduleNameMapper: {
+    '^@celeriac/core$': '<rootDir>/packages/core/src/index.ts',
+    '^@celeriac/core/testing$': '<rootDir>/packages/core/src/testing/index.ts',
+    '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
+    '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
+    '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
+  },
+  testTimeout: 30_000,
+};
+
+export default config;

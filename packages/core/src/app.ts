@@ -1,0 +1,232 @@
+/**
+ * The app: the task registry, the connections to the broker and result backend, and the calls that
+ * send tasks. `CeleriacCore` knows only the memory transport; the `celeriac` package adds Redis and
+ * workers.
+ */
+import { randomUUID } from 'node:crypto';
+import { AsyncResult, type ResultSource, type RevokeOptions } from './async-result';
+import type { BackendSettings, ResultBackend } from './backend';
+import type { Broker, BrokerSettings } from './broker';
+import { Codec, type CustomSerializer, type JsonValue } from './codec';
+import { findDecoratedMethods, type RegisteredTasks } from './decorator';
+import { CeleriacError } from './errors';
+import { buildMessage } from './internal/build-message';
+import { Publisher } from './internal/publisher';
+import { resolveAppOptions } from './internal/resolve-options';
+import { MemoryBackend } from './memory/memory-backend';
+import { MemoryBroker } from './memory/memory-broker';
+import { encodeMessage, envelopeOf, type TaskMessage } from './message';
+import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } from './options';
+import { TaskRegistry } from './registry';
+import { Signature, type SignatureData } from './signature';
+import { createTaskHandle, type TaskFunction, type TaskHandle, type TaskSender } from './task';
+
+/** Something the app closes when it closes (workers, schedulers). */
+export interface Closeable {
+  close(): Promise<void>;
+}
+
+/** The Celeriac app without transports beyond `memory://`; use `Celeriac` from the `celeriac` package. */
+export class CeleriacCore implements TaskSender, ResultSource {
+  /** The options after defaults. */
+  readonly options: ResolvedAppOptions;
+  /** Serializes arguments and results; register custom types on it through `registerType`. */
+  readonly codec = new Codec();
+  /** The tasks this app registered. */
+  readonly registry = new TaskRegistry();
+  /** This client's id; completion notices for tasks it sent go to this channel. */
+  readonly clientId = randomUUID();
+  private brokerInstance: Broker | undefined;
+  private backendInstance: ResultBackend | undefined;
+  private readonly publisher = new Publisher(() => this.broker);
+  private readonly closeables = new Set<Closeable>();
+  private closing: Promise<void> | undefined;
+
+  constructor(options: CeleriacOptions = {}) {
+    this.options = resolveAppOptions(options);
+    for (const [what, target] of [['broker', this.options.broker], ['backend', this.options.backend]] as const) {
+      if (typeof target === 'string') this.checkUrl(target, what);
+    }
+  }
+
+  /** The broker, connected on first use. */
+  get broker(): Broker {
+    this.assertOpen();
+    this.brokerInstance ??= typeof this.options.broker === 'string' ? this.createBroker(new URL(this.options.broker), this.brokerSettings()) : this.options.broker;
+    return this.brokerInstance;
+  }
+
+  /** The result backend, connected on first use. */
+  get backend(): ResultBackend {
+    this.assertOpen();
+    this.backendInstance ??= typeof this.options.backend === 'string' ? this.createBackend(new URL(this.options.backend), this.backendSettings()) : this.options.backend;
+    return this.backendInstance;
+  }
+
+  /**
+   * Registers a task and returns its typed handle.
+   * @throws CeleriacError `CELERIAC_DUPLICATE_TASK` when the name is taken.
+   */
+  task<F extends TaskFunction>(name: string, fn: F, options: TaskOptions<Awaited<ReturnType<F>>> = {}): TaskHandle<Parameters<F>, ReturnType<F>> {
+    if (typeof name !== 'string' || name.length === 0) {
+      throw new CeleriacError('CELERIAC_INVALID_OPTION', 'A task needs a non-empty name, e.g. app.task("math.add", fn).');
+    }
+    if (typeof fn !== 'function') {
+      throw new CeleriacError('CELERIAC_INVALID_OPTION', `Task "${name}" needs a function as its second argument.`);
+    }
+    this.registry.add({ name, fn: fn as unknown as (...args: unknown[]) => unknown, options: options as TaskOptions });
+    return createTaskHandle(this, name, fn, options);
+  }
+
+  /**
+   * Registers the `@task`-decorated methods of an instance and returns their typed handles.
+   * @throws CeleriacError `CELERIAC_NO_TASKS` when no method is decorated.
+   */
+  register<T extends object>(instance: T): RegisteredTasks<T> {
+    const methods = findDecoratedMethods(instance);
+    const className = instance.constructor?.name ?? 'Anonymous';
+    if (methods.length === 0) {
+      throw new CeleriacError('CELERIAC_NO_TASKS', `${className} has no @task-decorated methods. Decorate at least one method with @task().`);
+    }
+    const handles: Record<string, unknown> = {};
+    for (const { property, options } of methods) {
+      const { name = `${className}.${property}`, ...taskOptions } = options;
+      const method = (instance as Record<string, (...args: never[]) => unknown>)[property] as (...args: never[]) => unknown;
+      handles[property] = this.task(name, method.bind(instance), taskOptions);
+    }
+    return handles as RegisteredTasks<T>;
+  }
+
+  /** Sends a task by name, e.g. from code that does not import it. */
+  sendTask<R = unknown>(name: string, args: readonly unknown[] = [], options?: ApplyOptions): AsyncResult<R> {
+    return this.applyTask<R>(name, args, options);
+  }
+
+  /** Sends one call; the task's registered options apply under the call's. */
+  applyTask<R>(name: string, args: readonly unknown[], options: ApplyOptions | undefined): AsyncResult<R> {
+    this.assertOpen();
+    const message = this.buildMessage(name, args, options ?? {});
+    return this.publishMessage<R>(message, options?.taskId !== undefined);
+  }
+
+  /** Publishes an already built message (workers use this for chains and callbacks). */
+  publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
+    const body = encodeMessage(this.codec, message, { secret: this.options.secret, maxBytes: this.options.maxMessageSize });
+    const sent = this.publisher.publish(envelopeOf(message, body, idempotent)).then(() => undefined);
+    return new AsyncResult<R>(this, message.id, { sent, taskName: message.task });
+  }
+
+  /** Builds the message of a call without sending it. */
+  buildMessage(name: string, args: readonly unknown[], options: ApplyOptions, lineage: { parentId?: string; rootId?: string } = {}): TaskMessage {
+    if (!Array.isArray(args)) {
+      throw new CeleriacError('CELERIAC_INVALID_OPTION', `The arguments of ${name} must be an array, e.g. applyAsync([2, 3]).`);
+    }
+    return buildMessage({ name, args, call: options, task: this.registry.get(name)?.options, app: this.options, replyTo: this.clientId, ...lineage });
+  }
+
+  /** A handle on the result of task `id`, from any process. */
+  result<R = unknown>(id: string): AsyncResult<R> {
+    return new AsyncResult<R>(this, id);
+  }
+
+  /** Rebuilds a signature from its data (e.g. one stored or received as JSON). */
+  signature<R = unknown>(data: SignatureData): Signature<R> {
+    return new Signature<R>(this, data);
+  }
+
+  /**
+   * Revokes a task: a waiting copy is removed and every worker, also ones started later, refuses to
+   * run it; with `terminate`, a running copy is aborted.
+   */
+  async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
+    const { removed } = await this.broker.revoke({ id, terminate: options.terminate ?? false });
+    if (removed) {
+      await this.backend.store([{ record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: this.options.resultTtl }]);
+    }
+  }
+
+  /** Lets instances of a class travel in arguments and results (both sides must register it). */
+  registerType(cls: abstract new (...args: never[]) => unknown, name?: string): void {
+    this.codec.registerClass(cls, name);
+  }
+
+  /** Registers a custom serializer for a type the codec does not know (Buffer, Decimal, ...). */
+  registerSerializer<T, J extends JsonValue>(name: string, serializer: CustomSerializer<T, J>): void {
+    this.codec.registerCustom(serializer, name);
+  }
+
+  /** Registers something to close with the app (workers do this). */
+  track(closeable: Closeable): () => void {
+    this.closeables.add(closeable);
+    return () => this.closeables.delete(closeable);
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** Flushes pending publishes, closes workers started from this app, then every connection. */
+  close(): Promise<void> {
+    this.closing ??= this.closeAll();
+    return this.closing;
+  }
+
+  /** Creates the broker for a URL; subclasses add schemes. */
+  protected createBroker(url: URL, settings: BrokerSettings): Broker {
+    if (url.protocol === 'memory:') return new MemoryBroker(settings);
+    throw this.unsupported(url, 'broker');
+  }
+
+  /** Creates the result backend for a URL; subclasses add schemes. */
+  protected createBackend(url: URL, _settings: BackendSettings): ResultBackend {
+    if (url.protocol === 'memory:') return new MemoryBackend(this.codec);
+    throw this.unsupported(url, 'backend');
+  }
+
+  /** The URL schemes this app can connect to. */
+  protected supportedSchemes(): string[] {
+    return ['memory:'];
+  }
+
+  /** Settings handed to brokers. */
+  protected brokerSettings(): BrokerSettings {
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl } = this.options;
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl };
+  }
+
+  /** Settings handed to backends. */
+  protected backendSettings(): BackendSettings {
+    return { prefix: this.options.prefix, clientId: this.clientId };
+  }
+
+  private async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.closeables].map((closeable) => closeable.close()));
+    await this.publisher.drain();
+    const closing: Array<Promise<void>> = [];
+    if (this.brokerInstance) closing.push(this.brokerInstance.close());
+    if (this.backendInstance && (this.backendInstance as unknown) !== this.brokerInstance) closing.push(this.backendInstance.close());
+    await Promise.all(closing);
+  }
+
+  private checkUrl(target: string, what: 'broker' | 'backend'): void {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new CeleriacError('CELERIAC_UNSUPPORTED_URL', `The ${what} URL ${JSON.stringify(target)} is not a URL. Use e.g. 'redis://127.0.0.1:6379/0' or 'memory://'.`);
+    }
+    if (!this.supportedSchemes().includes(url.protocol)) throw this.unsupported(url, what);
+  }
+
+  private unsupported(url: URL, what: string): CeleriacError {
+    return new CeleriacError(
+      'CELERIAC_UNSUPPORTED_URL',
+      `The ${what} URL scheme "${url.protocol}" is not supported here (supported: ${this.supportedSchemes().join(', ')}). Import Celeriac from the 'celeriac' package for Redis.`,
+    );
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new CeleriacError('CELERIAC_CLOSED', 'This app was closed; create a new one to send tasks.');
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * AsyncResult: the handle of a sent task. It is a promise of the task's value (`await result`) and a
+ * query object (`state()`, `info()`, `revoke()`...). Waiting is a backend notification, not polling.
+ */
+import type { ResultBackend, TaskRecord } from './backend';
+import { toMilliseconds, type Duration } from './duration';
+import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
+import { isReadyState, type TaskState } from './states';
+
+/** What an AsyncResult needs from its app. */
+export interface ResultSource {
+  /** The result backend (created on first use). */
+  readonly backend: ResultBackend;
+  /** Revokes a task by id. */
+  revoke(id: string, options?: RevokeOptions): Promise<void>;
+}
+
+/** Options of `AsyncResult.revoke()`. */
+export interface RevokeOptions {
+  /** Also abort the task if it is running (its `signal` aborts; process pools stop the run). */
+  terminate?: boolean;
+}
+
+/** Options of `AsyncResult.get()`. */
+export interface GetOptions {
+  /** Give up after this long with a TimeoutError. Waits forever when absent. */
+  timeout?: Duration;
+  /**
+   * Throw the task's failure (TaskFailedError) or revocation (TaskRevokedError); when false, return it.
+   * @defaultValue `true`
+   */
+  propagate?: boolean;
+}
+
+/** The pending or finished result of one task; also a promise of the task's value. */
+export class AsyncResult<T = unknown> implements PromiseLike<T> {
+  /** Resolves once the broker accepted the message; rejects if publishing failed. */
+  readonly sent: Promise<void>;
+  private settled: Promise<T> | undefined;
+
+  constructor(
+    private readonly source: ResultSource,
+    /** The task id. */
+    readonly id: string,
+    options: { sent?: Promise<void>; taskName?: string } = {},
+  ) {
+    this.sent = options.sent ?? Promise.resolve();
+    // A failed publish reaches whoever awaits `sent` or the result; it must never be unhandled.
+    this.sent.catch(() => undefined);
+    this.taskName = options.taskName;
+  }
+
+  /** The task name, when this handle was created by a call (unknown for `app.result(id)`). */
+  readonly taskName: string | undefined;
+
+  /** Waits for the task's value. */
+  then<A = T, B = never>(
+    onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    this.settled ??= this.get();
+    return this.settled.then(onfulfilled, onrejected);
+  }
+
+  /** Like `Promise.prototype.catch`. */
+  catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<T | B> {
+    return this.then(undefined, onrejected);
+  }
+
+  /** Like `Promise.prototype.finally`. */
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.then().finally(onfinally);
+  }
+
+  /**
+   * Waits for the task to finish and returns its value.
+   * @throws TaskFailedError when the task failed, TaskRevokedError when it was revoked (unless
+   * `propagate: false`), TimeoutError when `timeout` passed first.
+   */
+  get(options?: GetOptions & { propagate?: true }): Promise<T>;
+  get(options: GetOptions & { propagate: false }): Promise<T | CeleriacError>;
+  async get(options: GetOptions = {}): Promise<T | CeleriacError> {
+    await this.sent;
+    const record = await this.waitForRecord(options.timeout);
+    const outcome = this.outcomeOf(record);
+    if (outcome instanceof CeleriacError && options.propagate !== false) throw outcome;
+    return outcome;
+  }
+
+  /** The current state: PENDING when nothing is known yet (or the result expired). */
+  async state(): Promise<TaskState> {
+    return (await this.source.backend.get(this.id))?.state ?? 'PENDING';
+  }
+
+  /** True once the task is SUCCESS, FAILURE or REVOKED. */
+  async ready(): Promise<boolean> {
+    return isReadyState(await this.state());
+  }
+
+  /** True once the task succeeded. */
+  async successful(): Promise<boolean> {
+    return (await this.state()) === 'SUCCESS';
+  }
+
+  /** True once the task failed. */
+  async failed(): Promise<boolean> {
+    return (await this.state()) === 'FAILURE';
+  }
+
+  /**
+   * What the backend holds beside the state: progress metadata for custom states, the value for
+   * SUCCESS, the error for FAILURE and RETRY; undefined while PENDING.
+   */
+  async info(): Promise<unknown> {
+    const record = await this.source.backend.get(this.id);
+    if (!record) return undefined;
+    if (record.state === 'SUCCESS') return record.result;
+    if (record.state === 'FAILURE' || record.state === 'RETRY') return record.error;
+    return record.meta;
+  }
+
+  /** The full stored record, or undefined while PENDING. */
+  record(): Promise<TaskRecord | undefined> {
+    return this.source.backend.get(this.id);
+  }
+
+  /** Revokes the task: it will not run (or, with `terminate`, is aborted if running). */
+  revoke(options?: RevokeOptions): Promise<void> {
+    return this.source.revoke(this.id, options);
+  }
+
+  /** Deletes the stored result. */
+  forget(): Promise<void> {
+    return this.source.backend.forget([this.id]);
+  }
+
+  private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+    if (timeout === undefined) return this.source.backend.waitFor(this.id);
+    const ms = toMilliseconds(timeout, 'timeout');
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new TimeoutError(`Task ${this.id} did not finish within ${ms} ms.`)),
+      ms,
+    );
+    try {
+      return await this.source.backend.waitFor(this.id, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private outcomeOf(record: TaskRecord): T | CeleriacError {
+    switch (record.state) {
+      case 'SUCCESS':
+        return record.result as T;
+      case 'FAILURE':
+        return new TaskFailedError(
+          this.id,
+          record.task ?? this.taskName,
+          record.error ?? { name: 'Error', message: 'unknown failure' },
+        );
+      default: {
+        const reason = (record.meta as { reason?: string } | undefined)?.reason ?? 'revoked';
+        return new TaskRevokedError(this.id, reason);
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The ResultBackend interface: where task states, results and errors live until their TTL passes,
+ * and how callers learn, without polling, that a task finished.
+ */
+import type { RemoteError } from './errors';
+import type { TaskState } from './states';
+
+/** What the backend knows about one task. */
+export interface TaskRecord {
+  id: string;
+  state: TaskState;
+  /** The task name, when known. */
+  task?: string;
+  /** The return value (SUCCESS). */
+  result?: unknown;
+  /** The error (FAILURE; also RETRY, for the error that caused it). */
+  error?: RemoteError;
+  /** Metadata of custom states (e.g. `PROGRESS`) and the reason of REVOKED. */
+  meta?: unknown;
+  /** Retries so far. */
+  retries?: number;
+  /** Epoch ms of this state change. */
+  date: number;
+}
+
+/** One record to store. */
+export interface StoreEntry {
+  record: TaskRecord;
+  /** Time to live in ms. */
+  ttl: number;
+  /** The caller's notification channel from the message, for a direct completion notice. */
+  replyTo?: string;
+}
+
+/** A group's progress after one member finished (for chords). */
+export interface GroupProgress {
+  /** How many members have finished. */
+  done: number;
+  /** True for exactly one caller: the one whose result completed the group. */
+  completed: boolean;
+}
+
+/** Settings every backend receives from the app. */
+export interface BackendSettings {
+  readonly prefix: string;
+  /** This client's notification channel name; messages carry it as `replyTo`. */
+  readonly clientId: string;
+}
+
+/**
+ * Stores task records and notifies waiters. Implementations: the memory backend and the Redis
+ * backend; `@celeriac/core/testing` holds a conformance suite.
+ */
+export interface ResultBackend {
+  /** Stores records in order. Ready states (SUCCESS, FAILURE, REVOKED) wake waiters. */
+  store(entries: readonly StoreEntry[]): Promise<void>;
+  /** The latest record of a task, or undefined when none is stored (PENDING or expired). */
+  get(id: string): Promise<TaskRecord | undefined>;
+  /** Many records at once, in the order of `ids`. */
+  getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>>;
+  /**
+   * Resolves with the record once the task is in a ready state (at once if it already is). Rejects
+   * with the signal's reason when the signal aborts. Implemented with notifications, not polling.
+   */
+  waitFor(id: string, signal?: AbortSignal): Promise<TaskRecord>;
+  /** Calls `listener` on every stored state change of `id` (progress, retries); returns an unsubscribe function. */
+  onChange?(id: string, listener: (record: TaskRecord) => void): () => void;
+  /** Deletes a task's record. */
+  forget(ids: readonly string[]): Promise<void>;
+  /**
+   * Atomically records that member `index` of group `groupId` (of `size` members) finished. Exactly one
+   * call, the one that completes the group, sees `completed: true`.
+   */
+  groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress>;
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+}

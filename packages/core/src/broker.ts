@@ -1,0 +1,121 @@
+/**
+ * The Broker interface: where task messages wait, are leased to workers, and are settled.
+ *
+ * Lifecycle of one message (every arrow is one atomic step of the broker):
+ *
+ *   publish ──► delayed ──(eta reached)──► queued ──reserve──► active (leased)
+ *                  ▲                          ▲                   │
+ *                  └────── requeue(delay) ────┴── requeue(0) ─────┤
+ *                                             ▲                   ├── ack ──► gone (finished)
+ *                                             └ lease lapsed ─────┤
+ *                                               (deliveries++)    └── deadLetter ──► dead
+ */
+import type { Envelope } from './message';
+
+/** What happened to one published envelope. */
+export type PublishOutcome = 'published' | 'duplicate';
+
+/** A message leased to a worker. Hand it back to `ack`, `requeue` or `deadLetter`. */
+export interface Delivery {
+  readonly id: string;
+  readonly queue: string;
+  /** The encoded message, as published. */
+  readonly body: string;
+  /** 1 on the first delivery; raised each time a lapsed lease brought the message back. */
+  readonly deliveries: number;
+}
+
+/** A message that ended in the dead-letter set. */
+export interface DeadLetter {
+  readonly id: string;
+  readonly queue: string;
+  readonly body: string;
+  /** Why it was dead-lettered, for the operator. */
+  readonly reason: string;
+  /** Epoch ms when it was dead-lettered. */
+  readonly at: number;
+}
+
+/** What a lease sweep did: lapsed messages returned to their queue, or dead-lettered. */
+export interface RecoveryReport {
+  readonly requeued: readonly string[];
+  readonly dead: readonly DeadLetter[];
+}
+
+/** A revocation, as kept by the broker until it expires. */
+export interface Revocation {
+  readonly id: string;
+  /** Also stop the task if it is running. */
+  readonly terminate: boolean;
+}
+
+/** Settings every broker receives from the app. */
+export interface BrokerSettings {
+  /** Key namespace. */
+  readonly prefix: string;
+  /** How long a reservation stays valid without renewal, in ms. */
+  readonly visibilityTimeout: number;
+  /** A message delivered more often than this is dead-lettered. */
+  readonly maxDeliveries: number;
+  /** How long revocations are remembered, in ms. */
+  readonly revokeTtl: number;
+}
+
+/**
+ * Moves messages between the places of the diagram above. Implementations: the memory broker
+ * (`memory://`, one process) and the Redis broker. `@celeriac/core/testing` holds a conformance suite.
+ */
+export interface Broker {
+  /** Stores envelopes (ready or delayed by `eta`), in order; idempotent ones are skipped when their id is still waiting or running. */
+  publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]>;
+  /**
+   * Leases up to `count` ready messages, taking queues in the given order (earlier queues drain
+   * first) and, within a queue, higher priority first, then first in first out. Never blocks.
+   */
+  reserve(queues: readonly string[], count: number): Promise<Delivery[]>;
+  /**
+   * Resolves when work may be ready in one of the queues: a publish, or a delayed message coming due.
+   * Resolves at once when the signal aborts. Spurious wake-ups are allowed; busy polling is not.
+   */
+  waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void>;
+  /** Settles leased messages as done. */
+  ack(deliveries: readonly Delivery[]): Promise<void>;
+  /**
+   * Returns a leased message to its queue, after `delay` ms, optionally with a new body (a retry
+   * raises its counter). A requeue does not count as a lost delivery.
+   */
+  requeue(delivery: Delivery, options?: { delay?: number; body?: string }): Promise<void>;
+  /** Moves a leased message to the dead-letter set with a reason. */
+  deadLetter(delivery: Delivery, reason: string): Promise<void>;
+  /** Pushes the lease deadline of running messages to now + visibility timeout. */
+  extendLeases(deliveries: readonly Delivery[]): Promise<void>;
+  /**
+   * Returns messages whose lease lapsed to their queues (raising their delivery count), or
+   * dead-letters those past `maxDeliveries`. Any live worker may call this.
+   */
+  recoverLapsed(queues: readonly string[]): Promise<RecoveryReport>;
+  /** Lists dead-lettered messages of a queue, oldest first. */
+  listDead(queue: string, options?: { offset?: number; limit?: number }): Promise<DeadLetter[]>;
+  /** Puts dead-lettered messages back into their queue with a fresh delivery count. Returns how many moved. */
+  requeueDead(queue: string, ids?: readonly string[]): Promise<number>;
+  /** Records a revocation (remembered for `revokeTtl`), tells running workers, and removes the message if it is still waiting. */
+  revoke(revocation: Revocation): Promise<{ removed: boolean }>;
+  /** The revocations still remembered. */
+  listRevoked(): Promise<Revocation[]>;
+  /** Calls `listener` for every revocation from now on; returns an unsubscribe function. */
+  onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>>;
+  /** Counts messages by place: ready, delayed, active, dead. */
+  stats(queue: string): Promise<QueueStats>;
+  /** Removes every ready and delayed message of a queue; returns how many. */
+  purge(queue: string): Promise<number>;
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+}
+
+/** How many messages a queue holds in each place. */
+export interface QueueStats {
+  readonly ready: number;
+  readonly delayed: number;
+  readonly active: number;
+  readonly dead: number;
+}

@@ -1,0 +1,77 @@
+/**
+ * The running task's context, reachable anywhere in the task's call tree through `currentTask()`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Duration } from './duration';
+import { CeleriacError } from './errors';
+import type { TaskState } from './states';
+
+/** Options of `currentTask().retry()`. */
+export interface RetryOptions {
+  /** Wait this long before the retry; defaults to the task's backoff policy. */
+  countdown?: Duration;
+  /** The error that caused the retry; reported in the RETRY state and, when retries run out, as the failure. */
+  cause?: unknown;
+}
+
+/** What a running task can know and do about itself. */
+export interface TaskContext {
+  /** The task id. */
+  readonly id: string;
+  /** The registered task name. */
+  readonly name: string;
+  readonly args: readonly unknown[];
+  /** How many times this task was retried before this run. */
+  readonly retries: number;
+  /** The most retries allowed for this run. */
+  readonly maxRetries: number;
+  /** 1 on first delivery; higher when a worker was lost while running it. */
+  readonly deliveries: number;
+  readonly queue: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly parentId: string | undefined;
+  readonly rootId: string | undefined;
+  /** Aborts on the soft time limit, the hard time limit, a revoke with terminate, or worker shutdown timeout. */
+  readonly signal: AbortSignal;
+  /** Reports progress: stores the custom state `PROGRESS` with `meta`, readable through `AsyncResult.info()`. */
+  progress(meta: unknown): Promise<void>;
+  /** Stores a custom state (e.g. `'UPLOADING'`) with metadata. */
+  setState(state: TaskState, meta?: unknown): Promise<void>;
+  /** Ends this run and schedules a retry; never returns. Counts against the task's `retries`. */
+  retry(options?: RetryOptions): never;
+}
+
+/** Thrown by `currentTask().retry()`; the worker turns it into a retry. */
+export class RetryRequest extends Error {
+  constructor(readonly options: RetryOptions) {
+    super('Task asked to retry');
+    this.name = 'RetryRequest';
+  }
+}
+
+const storage = new AsyncLocalStorage<TaskContext>();
+
+/**
+ * The context of the task running in this async call tree.
+ * @throws CeleriacError `CELERIAC_NO_TASK_CONTEXT` outside a task run by a worker.
+ */
+export function currentTask(): TaskContext {
+  const context = storage.getStore();
+  if (!context) {
+    throw new CeleriacError(
+      'CELERIAC_NO_TASK_CONTEXT',
+      'currentTask() was called outside a running task. Call it from a task function run by a worker (not from a direct call of the handle).',
+    );
+  }
+  return context;
+}
+
+/** The running task's context, or undefined outside a task. */
+export function maybeCurrentTask(): TaskContext | undefined {
+  return storage.getStore();
+}
+
+/** Runs `fn` with `context` as the current task. Used by workers. */
+export function runWithTaskContext<T>(context: TaskContext, fn: () => T): T {
+  return storage.run(context, fn);
+}

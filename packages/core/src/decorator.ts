@@ -1,0 +1,79 @@
+/**
+ * The `@task(...)` method decorator. It only records options (with reflect-metadata for
+ * TypeScript's legacy decorators, in a WeakMap for standard decorators); `app.register(instance)`
+ * turns the decorated methods of an instance into task handles.
+ */
+import type { TaskOptions } from './options';
+import type { TaskFunction, TaskHandle } from './task';
+
+/** Options of `@task(...)`: task options plus the name. */
+export interface TaskDecoratorOptions extends TaskOptions {
+  /**
+   * The task name.
+   * @defaultValue `'ClassName.methodName'`
+   */
+  name?: string;
+}
+
+const METADATA_KEY = 'celeriac:task';
+const standardDecorated = new WeakMap<object, TaskDecoratorOptions>();
+
+interface ReflectWithMetadata {
+  defineMetadata?(key: string, value: unknown, target: object, property: string | symbol): void;
+  getMetadata?(key: string, target: object, property: string | symbol): unknown;
+}
+const reflect = Reflect as unknown as ReflectWithMetadata;
+
+/**
+ * Marks a method as a task. Works with TypeScript's `experimentalDecorators` (with `reflect-metadata`
+ * imported) and with standard decorators.
+ */
+export function task(options: TaskDecoratorOptions = {}) {
+  return function decorate(target: object, context: string | symbol | { kind: string; name: string | symbol }): void {
+    if (typeof context === 'object') {
+      // Standard decorator: `target` is the method itself.
+      standardDecorated.set(target, options);
+      return;
+    }
+    if (!reflect.defineMetadata) {
+      throw new TypeError('@task needs reflect-metadata with experimentalDecorators: add `import "reflect-metadata"` at the top of your entry file.');
+    }
+    reflect.defineMetadata(METADATA_KEY, options, target, context);
+  } as MethodDecoratorLike;
+}
+
+/** The decorator's type, usable in both decorator modes. */
+type MethodDecoratorLike = {
+  (target: object, property: string | symbol, descriptor?: PropertyDescriptor): void;
+  (method: (...args: never[]) => unknown, context: { kind: 'method'; name: string | symbol }): void;
+};
+
+/** A decorated method found on an instance. */
+export interface DecoratedMethod {
+  readonly property: string;
+  readonly options: TaskDecoratorOptions;
+}
+
+/** Finds the decorated methods of an instance, walking its prototype chain. */
+export function findDecoratedMethods(instance: object): DecoratedMethod[] {
+  const found = new Map<string, DecoratedMethod>();
+  for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const property of Object.getOwnPropertyNames(proto)) {
+      if (property === 'constructor' || found.has(property)) continue;
+      const method = Object.getOwnPropertyDescriptor(proto, property)?.value;
+      if (typeof method !== 'function') continue;
+      const options =
+        (reflect.getMetadata?.(METADATA_KEY, proto, property) as TaskDecoratorOptions | undefined) ??
+        standardDecorated.get(method as object);
+      if (options) found.set(property, { property, options });
+    }
+  }
+  return [...found.values()];
+}
+
+/** The task handles `app.register(instance)` returns: one per method, typed from the method. */
+export type RegisteredTasks<T> = {
+  readonly [K in keyof T as T[K] extends TaskFunction ? K : never]: T[K] extends TaskFunction
+    ? TaskHandle<Parameters<T[K]>, ReturnType<T[K]>>
+    : never;
+};

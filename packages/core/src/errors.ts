@@ -1,0 +1,166 @@
+/**
+ * Celeriac's errors: one base class with a string `code`, and subclasses only where callers branch.
+ */
+
+/** Every code a Celeriac error can carry. */
+export type CeleriacErrorCode =
+  | 'CELERIAC_INVALID_OPTION'
+  | 'CELERIAC_INVALID_DURATION'
+  | 'CELERIAC_DUPLICATE_TASK'
+  | 'CELERIAC_UNKNOWN_TASK'
+  | 'CELERIAC_SERIALIZATION'
+  | 'CELERIAC_MESSAGE_TOO_LARGE'
+  | 'CELERIAC_INVALID_MESSAGE'
+  | 'CELERIAC_BAD_SIGNATURE'
+  | 'CELERIAC_TASK_FAILED'
+  | 'CELERIAC_TASK_REVOKED'
+  | 'CELERIAC_TIMEOUT'
+  | 'CELERIAC_SOFT_TIME_LIMIT'
+  | 'CELERIAC_TIME_LIMIT_EXCEEDED'
+  | 'CELERIAC_MAX_RETRIES_EXCEEDED'
+  | 'CELERIAC_WORKER_LOST'
+  | 'CELERIAC_BROKER_UNAVAILABLE'
+  | 'CELERIAC_NO_TASK_CONTEXT'
+  | 'CELERIAC_NO_TASKS'
+  | 'CELERIAC_UNSUPPORTED_URL'
+  | 'CELERIAC_CLOSED';
+
+/** Base class of every error Celeriac throws; branch on `code`. */
+export class CeleriacError extends Error {
+  /** A stable, machine-readable identifier of what went wrong. */
+  readonly code: CeleriacErrorCode;
+
+  constructor(code: CeleriacErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The shape of an error as it travels between processes. */
+export interface RemoteError {
+  /** The error's class name on the worker, e.g. `TypeError`. */
+  name: string;
+  message: string;
+  stack?: string;
+  /** The error's own `code` property, when it had one. */
+  code?: string;
+}
+
+/** Thrown by `AsyncResult.get()` (and `await result`) when the task ended in FAILURE. */
+export class TaskFailedError extends CeleriacError {
+  /** The error the task raised, as the worker reported it. */
+  readonly remote: RemoteError;
+  /** The id of the failed task. */
+  readonly taskId: string;
+
+  constructor(taskId: string, taskName: string | undefined, remote: RemoteError) {
+    const label = taskName ? `${taskName}[${taskId}]` : taskId;
+    super('CELERIAC_TASK_FAILED', `Task ${label} failed: ${remote.name}: ${remote.message}`, {
+      cause: reviveRemoteError(remote),
+    });
+    this.remote = remote;
+    this.taskId = taskId;
+  }
+}
+
+/** Thrown by `AsyncResult.get()` when the task was revoked (or expired) before it finished. */
+export class TaskRevokedError extends CeleriacError {
+  constructor(
+    readonly taskId: string,
+    readonly reason: string,
+  ) {
+    super('CELERIAC_TASK_REVOKED', `Task ${taskId} was revoked (${reason}); it will not run.`);
+  }
+}
+
+/** Thrown when waiting for a result took longer than the given timeout. */
+export class TimeoutError extends CeleriacError {
+  constructor(message: string) {
+    super('CELERIAC_TIMEOUT', message);
+  }
+}
+
+/** An argument, result or error could not be serialized; the message names where. */
+export class SerializationError extends CeleriacError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CELERIAC_SERIALIZATION', message, options);
+  }
+}
+
+/** A message names a task that this process has not registered. */
+export class UnknownTaskError extends CeleriacError {
+  constructor(readonly taskName: string) {
+    super(
+      'CELERIAC_UNKNOWN_TASK',
+      `No task named "${taskName}" is registered here. Check the name, and that the worker loads the module that defines it.`,
+    );
+  }
+}
+
+/** Raised inside a task (through its signal and the task's promise) when its soft time limit passes. */
+export class SoftTimeLimitError extends CeleriacError {
+  constructor(limitMs: number) {
+    super('CELERIAC_SOFT_TIME_LIMIT', `Soft time limit of ${limitMs} ms exceeded; clean up and return.`);
+  }
+}
+
+/** The task ran past its hard time limit and was stopped. */
+export class TimeLimitExceededError extends CeleriacError {
+  constructor(limitMs: number) {
+    super('CELERIAC_TIME_LIMIT_EXCEEDED', `Hard time limit of ${limitMs} ms exceeded; the task was stopped.`);
+  }
+}
+
+/** A task asked to retry (or failed with autoretry) once more than its `retries` allow. */
+export class MaxRetriesExceededError extends CeleriacError {
+  constructor(taskName: string, retries: number) {
+    super(
+      'CELERIAC_MAX_RETRIES_EXCEEDED',
+      `Task ${taskName} asked to retry, but it already retried ${retries} time(s), its limit. Raise the task's "retries" option to allow more.`,
+    );
+  }
+}
+
+/** The process running a task died, or the task was delivered more often than `maxDeliveries`. */
+export class WorkerLostError extends CeleriacError {
+  constructor(message: string) {
+    super('CELERIAC_WORKER_LOST', message);
+  }
+}
+
+/** The broker could not be reached within the retry budget. */
+export class BrokerUnavailableError extends CeleriacError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CELERIAC_BROKER_UNAVAILABLE', message, options);
+  }
+}
+
+/** Turns any thrown value into the portable {@link RemoteError} shape. */
+export function toRemoteError(error: unknown): RemoteError {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const remote: RemoteError = { name: error.name, message: error.message };
+    if (error.stack !== undefined) remote.stack = error.stack;
+    if (typeof code === 'string' || typeof code === 'number') remote.code = String(code);
+    return remote;
+  }
+  return { name: 'NonError', message: typeof error === 'string' ? error : safeString(error) };
+}
+
+/** Rebuilds an `Error` carrying the remote name, message, stack and code. */
+export function reviveRemoteError(remote: RemoteError): Error {
+  const error = new Error(remote.message) as Error & { code?: string };
+  error.name = remote.name;
+  if (remote.stack !== undefined) error.stack = remote.stack;
+  if (remote.code !== undefined) error.code = remote.code;
+  return error;
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

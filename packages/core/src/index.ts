@@ -1,0 +1,63 @@
+/**
+ * @celeriac/core: the app, tasks, calls, results, serialization and the Broker/Backend contracts.
+ * It knows no Redis; transports plug in through the Broker and ResultBackend interfaces.
+ */
+export { CeleriacCore, type Closeable } from './app';
+export { AsyncResult, type GetOptions, type ResultSource, type RevokeOptions } from './async-result';
+export type { BackendSettings, GroupProgress, ResultBackend, StoreEntry, TaskRecord } from './backend';
+export type {
+  Broker,
+  BrokerSettings,
+  DeadLetter,
+  Delivery,
+  PublishOutcome,
+  QueueStats,
+  RecoveryReport,
+  Revocation,
+} from './broker';
+export { Codec, type CustomSerializer, type JsonValue, type SerializedValue } from './codec';
+export { currentTask, maybeCurrentTask, runWithTaskContext, RetryRequest, type RetryOptions, type TaskContext } from './context';
+export { findDecoratedMethods, task, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
+export { optionalMilliseconds, toMilliseconds, type Duration, type DurationUnit } from './duration';
+export {
+  BrokerUnavailableError,
+  CeleriacError,
+  MaxRetriesExceededError,
+  reviveRemoteError,
+  SerializationError,
+  SoftTimeLimitError,
+  TaskFailedError,
+  TaskRevokedError,
+  TimeLimitExceededError,
+  TimeoutError,
+  toRemoteError,
+  UnknownTaskError,
+  WorkerLostError,
+  type CeleriacErrorCode,
+  type RemoteError,
+} from './errors';
+export { MemoryBackend } from './memory/memory-backend';
+export { MemoryBroker } from './memory/memory-broker';
+export { WakeTimer } from './memory/wake-timer';
+export {
+  decodeMessage,
+  encodeMessage,
+  envelopeOf,
+  MESSAGE_VERSION,
+  type Envelope,
+  type MessageCodecOptions,
+  type TaskMessage,
+} from './message';
+export {
+  APP_DEFAULTS,
+  TASK_DEFAULTS,
+  type ApplyOptions,
+  type CeleriacOptions,
+  type ErrorMatcher,
+  type ResolvedAppOptions,
+  type TaskOptions,
+} from './options';
+export { TaskRegistry, type TaskDefinition } from './registry';
+export { Signature, type SignatureData, type SignatureSender } from './signature';
+export { isReadyState, READY_STATES, type BuiltInState, type TaskState } from './states';
+export { createTaskHandle, type ArgsTail, type TaskFunction, type TaskHandle, type TaskSender } from './task';

@@ -1,0 +1,73 @@
+/** Builds a TaskMessage from a call: the call's options over the task's options over the app's. */
+import { randomUUID } from 'node:crypto';
+import { toMilliseconds } from '../duration';
+import { MESSAGE_VERSION, type TaskMessage } from '../message';
+import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
+import { invalid } from './resolve-options';
+
+/** Everything a message is built from. */
+export interface MessageInput {
+  name: string;
+  args: readonly unknown[];
+  call: ApplyOptions;
+  task: Readonly<TaskOptions> | undefined;
+  app: ResolvedAppOptions;
+  replyTo: string;
+  parentId?: string;
+  rootId?: string;
+}
+
+/** Builds and validates the message of one call; throws `CELERIAC_INVALID_OPTION` or `..._DURATION`. */
+export function buildMessage(input: MessageInput): TaskMessage {
+  const { call, task, app } = input;
+  const now = Date.now();
+  const id = call.taskId ?? randomUUID();
+  if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw invalid('taskId', id, 'a non-empty string of at most 200 characters');
+  const priority = call.priority ?? task?.priority ?? 0;
+  if (!Number.isInteger(priority) || priority < 0 || priority > 255) throw invalid('priority', priority, 'an integer from 0 to 255');
+  const queue = call.queue ?? task?.queue ?? app.defaultQueue;
+  if (typeof queue !== 'string' || !/^[\w.:-]+$/.test(queue)) throw invalid('queue', queue, 'letters, digits, and . : _ - only');
+  const message: TaskMessage = {
+    version: MESSAGE_VERSION,
+    id,
+    task: input.name,
+    args: [...input.args],
+    queue,
+    priority,
+    retries: 0,
+    headers: { ...call.headers },
+    replyTo: input.replyTo,
+    publishedAt: now,
+  };
+  const eta = etaOf(call, now);
+  if (eta !== undefined) message.eta = eta;
+  if (call.expires !== undefined) {
+    message.expires = call.expires instanceof Date ? call.expires.getTime() : now + toMilliseconds(call.expires, 'expires');
+    if (!Number.isFinite(message.expires)) throw invalid('expires', call.expires, 'a duration or a valid Date');
+  }
+  if (call.retries !== undefined) {
+    if (!Number.isInteger(call.retries) || call.retries < 0) throw invalid('retries', call.retries, 'an integer >= 0');
+    message.maxRetries = call.retries;
+  }
+  if (call.timeLimit !== undefined) message.timeLimit = toMilliseconds(call.timeLimit, 'timeLimit');
+  if (call.softTimeLimit !== undefined) message.softTimeLimit = toMilliseconds(call.softTimeLimit, 'softTimeLimit');
+  if (call.ignoreResult !== undefined) message.ignoreResult = call.ignoreResult;
+  if (call.resultTtl !== undefined) message.resultTtl = toMilliseconds(call.resultTtl, 'resultTtl');
+  if (input.parentId !== undefined) message.parentId = input.parentId;
+  if (input.rootId !== undefined) message.rootId = input.rootId;
+  return message;
+}
+
+function etaOf(call: ApplyOptions, now: number): number | undefined {
+  if (call.countdown !== undefined && call.eta !== undefined) {
+    throw invalid('countdown', call.countdown, 'either countdown or eta, not both');
+  }
+  if (call.countdown !== undefined) {
+    const ms = toMilliseconds(call.countdown, 'countdown');
+    return ms > 0 ? now + ms : undefined;
+  }
+  if (call.eta === undefined) return undefined;
+  const time = call.eta instanceof Date ? call.eta.getTime() : typeof call.eta === 'string' ? Date.parse(call.eta) : call.eta;
+  if (!Number.isFinite(time)) throw invalid('eta', call.eta, 'a Date, epoch milliseconds or an ISO date string');
+  return time;
+}

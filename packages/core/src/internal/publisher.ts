@@ -1,0 +1,52 @@
+/**
+ * Collects the envelopes published in one tick and hands them to the broker in one call, so that
+ * `delay()` calls made together share a round trip.
+ */
+import type { Broker, PublishOutcome } from '../broker';
+import type { Envelope } from '../message';
+
+interface Pending {
+  envelope: Envelope;
+  resolve(outcome: PublishOutcome): void;
+  reject(error: unknown): void;
+}
+
+/** Batches publishes per tick. */
+export class Publisher {
+  private pending: Pending[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly broker: () => Broker) {}
+
+  /** Queues one envelope for the next flush; resolves with the broker's outcome. */
+  publish(envelope: Envelope): Promise<PublishOutcome> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) queueMicrotask(() => this.flush());
+      this.pending.push({ envelope, resolve, reject });
+    });
+  }
+
+  /** Resolves once everything published so far has been settled by the broker. */
+  async drain(): Promise<void> {
+    if (this.pending.length > 0) this.flush();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const sending = this.send(batch);
+    this.inFlight.add(sending);
+    void sending.finally(() => this.inFlight.delete(sending));
+  }
+
+  private async send(batch: Pending[]): Promise<void> {
+    try {
+      const outcomes = await this.broker().publish(batch.map((item) => item.envelope));
+      batch.forEach((item, index) => item.resolve(outcomes[index] ?? 'published'));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    }
+  }
+}

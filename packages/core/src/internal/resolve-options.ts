@@ -1,0 +1,38 @@
+/** Applies defaults to the app's options and checks them, once, at construction. */
+import { toMilliseconds } from '../duration';
+import { CeleriacError } from '../errors';
+import { APP_DEFAULTS, type CeleriacOptions, type ResolvedAppOptions } from '../options';
+
+/** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
+export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions {
+  const broker = options.broker ?? APP_DEFAULTS.broker;
+  const maxDeliveries = options.maxDeliveries ?? APP_DEFAULTS.maxDeliveries;
+  if (!Number.isInteger(maxDeliveries) || maxDeliveries < 1) {
+    throw invalid('maxDeliveries', maxDeliveries, 'an integer of at least 1');
+  }
+  const maxMessageSize = options.maxMessageSize ?? APP_DEFAULTS.maxMessageSize;
+  if (!Number.isInteger(maxMessageSize) || maxMessageSize < 1) {
+    throw invalid('maxMessageSize', maxMessageSize, 'a positive number of bytes');
+  }
+  const prefix = options.prefix ?? APP_DEFAULTS.prefix;
+  if (!/^[\w.:-]+$/.test(prefix)) throw invalid('prefix', prefix, 'letters, digits, and . : _ - only');
+  const visibilityTimeout = toMilliseconds(options.visibilityTimeout ?? APP_DEFAULTS.visibilityTimeout, 'visibilityTimeout');
+  if (visibilityTimeout < 1000) throw invalid('visibilityTimeout', options.visibilityTimeout, 'at least 1s');
+  return {
+    broker,
+    backend: options.backend ?? (typeof broker === 'string' ? broker : APP_DEFAULTS.broker),
+    prefix,
+    visibilityTimeout,
+    resultTtl: toMilliseconds(options.resultTtl ?? APP_DEFAULTS.resultTtl, 'resultTtl'),
+    defaultQueue: options.defaultQueue ?? APP_DEFAULTS.defaultQueue,
+    maxDeliveries,
+    secret: options.secret,
+    maxMessageSize,
+    revokeTtl: toMilliseconds(options.revokeTtl ?? APP_DEFAULTS.revokeTtl, 'revokeTtl'),
+  };
+}
+
+/** The error for an option with a bad value. */
+export function invalid(option: string, value: unknown, expected: string): CeleriacError {
+  return new CeleriacError('CELERIAC_INVALID_OPTION', `Invalid ${option}: ${JSON.stringify(value)}; expected ${expected}.`);
+}

@@ -1,0 +1,99 @@
+/**
+ * The memory result backend: records kept in this process, expired lazily by TTL, with waiters woken
+ * by events. Records are stored encoded, as a remote backend would, so values are copies.
+ */
+import { EventEmitter } from 'node:events';
+import type { GroupProgress, ResultBackend, StoreEntry, TaskRecord } from '../backend';
+import type { Codec } from '../codec';
+import { isReadyState } from '../states';
+
+interface Stored {
+  text: string;
+  expiresAt: number;
+}
+
+/** A ResultBackend kept in this process's memory. */
+export class MemoryBackend implements ResultBackend {
+  private readonly records = new Map<string, Stored>();
+  private readonly groups = new Map<string, { members: Set<number>; expiresAt: number }>();
+  private readonly events = new EventEmitter().setMaxListeners(0);
+
+  constructor(private readonly codec: Codec) {}
+
+  async store(entries: readonly StoreEntry[]): Promise<void> {
+    const now = Date.now();
+    const texts = entries.map((entry) => this.codec.stringify(entry.record, `the record of task ${entry.record.id}`));
+    entries.forEach((entry, index) => {
+      this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });
+    });
+    for (const entry of entries) this.events.emit(entry.record.id, this.decode(entry.record.id));
+  }
+
+  async get(id: string): Promise<TaskRecord | undefined> {
+    return this.decode(id);
+  }
+
+  async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
+    return ids.map((id) => this.decode(id));
+  }
+
+  waitFor(id: string, signal?: AbortSignal): Promise<TaskRecord> {
+    return new Promise((resolve, reject) => {
+      const current = this.decode(id);
+      if (current && isReadyState(current.state)) return resolve(current);
+      if (signal?.aborted) return reject(signal.reason);
+      const onRecord = (record: TaskRecord | undefined) => {
+        if (!record || !isReadyState(record.state)) return;
+        cleanup();
+        resolve(record);
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(signal?.reason);
+      };
+      const cleanup = () => {
+        this.events.off(id, onRecord);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      this.events.on(id, onRecord);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  onChange(id: string, listener: (record: TaskRecord) => void): () => void {
+    const onRecord = (record: TaskRecord | undefined) => record && listener(record);
+    this.events.on(id, onRecord);
+    return () => this.events.off(id, onRecord);
+  }
+
+  async forget(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.records.delete(id);
+  }
+
+  async groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {
+    const now = Date.now();
+    let group = this.groups.get(groupId);
+    if (!group || group.expiresAt <= now) {
+      group = { members: new Set(), expiresAt: now + ttl };
+      this.groups.set(groupId, group);
+    }
+    const before = group.members.size;
+    group.members.add(index);
+    const done = group.members.size;
+    return { done, completed: done === size && before < size };
+  }
+
+  async close(): Promise<void> {
+    this.events.removeAllListeners();
+  }
+
+  private decode(id: string): TaskRecord | undefined {
+    const stored = this.records.get(id);
+    if (!stored) return undefined;
+    if (stored.expiresAt <= Date.now()) {
+      this.records.delete(id);
+      return undefined;
+    }
+    return this.codec.parse(stored.text) as TaskRecord;
+  }
+}

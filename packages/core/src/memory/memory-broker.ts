@@ -1,0 +1,287 @@
+/**
+ * The memory broker (`memory://`): the whole Broker contract inside one process, for tests and
+ * single-process apps. Every method runs synchronously inside, so each move is atomic.
+ */
+import type {
+  Broker,
+  BrokerSettings,
+  DeadLetter,
+  Delivery,
+  PublishOutcome,
+  QueueStats,
+  RecoveryReport,
+  Revocation,
+} from '../broker';
+import type { Envelope } from '../message';
+import { WakeTimer } from './wake-timer';
+
+type Place = 'ready' | 'delayed' | 'active';
+
+interface Entry {
+  id: string;
+  queue: string;
+  priority: number;
+  body: string;
+  deliveries: number;
+  place: Place;
+  /** Order among equal priorities (ready) */
+  seq: number;
+  /** Due time (delayed) or lease deadline (active), epoch ms. */
+  at: number;
+}
+
+interface QueueState {
+  entries: Map<string, Entry>;
+  dead: DeadLetter[];
+}
+
+/** A Broker kept in this process's memory. */
+export class MemoryBroker implements Broker {
+  private readonly queues = new Map<string, QueueState>();
+  private readonly revoked = new Map<string, { revocation: Revocation; until: number }>();
+  private readonly revokeListeners = new Set<(revocation: Revocation) => void>();
+  private readonly waiters = new Set<{ queues: readonly string[]; wake: () => void }>();
+  private readonly timer = new WakeTimer(() => this.wakeDue());
+  private seq = 0;
+
+  constructor(private readonly settings: BrokerSettings) {}
+
+  async publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]> {
+    const now = Date.now();
+    const outcomes = envelopes.map((envelope): PublishOutcome => {
+      const queue = this.queue(envelope.queue);
+      if (envelope.idempotent && queue.entries.has(envelope.id)) return 'duplicate';
+      const delayed = envelope.eta !== undefined && envelope.eta > now;
+      queue.entries.set(envelope.id, {
+        id: envelope.id,
+        queue: envelope.queue,
+        priority: envelope.priority,
+        body: envelope.body,
+        deliveries: 0,
+        place: delayed ? 'delayed' : 'ready',
+        seq: this.seq++,
+        at: delayed ? (envelope.eta as number) : now,
+      });
+      return 'published';
+    });
+    this.afterChange();
+    return outcomes;
+  }
+
+  async reserve(queues: readonly string[], count: number): Promise<Delivery[]> {
+    this.promoteDue(Date.now());
+    const deliveries: Delivery[] = [];
+    for (const name of queues) {
+      if (deliveries.length >= count) break;
+      const ready = [...this.queue(name).entries.values()]
+        .filter((entry) => entry.place === 'ready')
+        .sort((a, b) => b.priority - a.priority || a.seq - b.seq)
+        .slice(0, count - deliveries.length);
+      for (const entry of ready) {
+        entry.place = 'active';
+        entry.deliveries += 1;
+        entry.at = Date.now() + this.settings.visibilityTimeout;
+        deliveries.push(toDelivery(entry));
+      }
+    }
+    return deliveries;
+  }
+
+  waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
+    if (signal.aborted || this.hasReady(queues)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        queues,
+        wake: () => {
+          this.waiters.delete(waiter);
+          signal.removeEventListener('abort', waiter.wake);
+          resolve();
+        },
+      };
+      this.waiters.add(waiter);
+      signal.addEventListener('abort', waiter.wake, { once: true });
+      this.scheduleTimer();
+    });
+  }
+
+  async ack(deliveries: readonly Delivery[]): Promise<void> {
+    for (const delivery of deliveries) {
+      const entries = this.queue(delivery.queue).entries;
+      if (entries.get(delivery.id)?.place === 'active') entries.delete(delivery.id);
+    }
+  }
+
+  async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
+    const entry = this.activeEntry(delivery);
+    if (!entry) return;
+    const delay = options.delay ?? 0;
+    if (options.body !== undefined) entry.body = options.body;
+    // A requeue is not a lost delivery: undo the count this delivery added.
+    entry.deliveries -= 1;
+    entry.place = delay > 0 ? 'delayed' : 'ready';
+    entry.at = Date.now() + delay;
+    entry.seq = this.seq++;
+    this.afterChange();
+  }
+
+  async deadLetter(delivery: Delivery, reason: string): Promise<void> {
+    const entry = this.activeEntry(delivery);
+    if (entry) this.bury(entry, reason);
+  }
+
+  async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
+    const deadline = Date.now() + this.settings.visibilityTimeout;
+    for (const delivery of deliveries) {
+      const entry = this.activeEntry(delivery);
+      if (entry) entry.at = deadline;
+    }
+  }
+
+  async recoverLapsed(queues: readonly string[]): Promise<RecoveryReport> {
+    const now = Date.now();
+    const requeued: string[] = [];
+    const dead: DeadLetter[] = [];
+    for (const name of queues) {
+      for (const entry of this.queue(name).entries.values()) {
+        if (entry.place !== 'active' || entry.at > now) continue;
+        if (entry.deliveries >= this.settings.maxDeliveries) {
+          dead.push(this.bury(entry, `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers died or hung`));
+        } else {
+          entry.place = 'ready';
+          entry.seq = this.seq++;
+          requeued.push(entry.id);
+        }
+      }
+    }
+    if (requeued.length > 0) this.afterChange();
+    return { requeued, dead };
+  }
+
+  async listDead(queue: string, options: { offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
+    const offset = options.offset ?? 0;
+    return this.queue(queue).dead.slice(offset, offset + (options.limit ?? 100));
+  }
+
+  async requeueDead(queue: string, ids?: readonly string[]): Promise<number> {
+    const state = this.queue(queue);
+    const wanted = ids ? new Set(ids) : undefined;
+    const moving = state.dead.filter((dead) => !wanted || wanted.has(dead.id));
+    state.dead = state.dead.filter((dead) => !moving.includes(dead));
+    for (const dead of moving) {
+      state.entries.set(dead.id, { id: dead.id, queue, priority: 0, body: dead.body, deliveries: 0, place: 'ready', seq: this.seq++, at: Date.now() });
+    }
+    this.afterChange();
+    return moving.length;
+  }
+
+  async revoke(revocation: Revocation): Promise<{ removed: boolean }> {
+    this.revoked.set(revocation.id, { revocation, until: Date.now() + this.settings.revokeTtl });
+    for (const listener of this.revokeListeners) listener(revocation);
+    let removed = false;
+    for (const state of this.queues.values()) {
+      const entry = state.entries.get(revocation.id);
+      if (entry && entry.place !== 'active') removed = state.entries.delete(revocation.id);
+    }
+    return { removed };
+  }
+
+  async listRevoked(): Promise<Revocation[]> {
+    const now = Date.now();
+    const alive: Revocation[] = [];
+    for (const [id, { revocation, until }] of this.revoked) {
+      if (until <= now) this.revoked.delete(id);
+      else alive.push(revocation);
+    }
+    return alive;
+  }
+
+  async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
+    this.revokeListeners.add(listener);
+    return async () => {
+      this.revokeListeners.delete(listener);
+    };
+  }
+
+  async stats(queue: string): Promise<QueueStats> {
+    const state = this.queue(queue);
+    const count = (place: Place) => [...state.entries.values()].filter((entry) => entry.place === place).length;
+    return { ready: count('ready'), delayed: count('delayed'), active: count('active'), dead: state.dead.length };
+  }
+
+  async purge(queue: string): Promise<number> {
+    const entries = this.queue(queue).entries;
+    let removed = 0;
+    for (const [id, entry] of entries) {
+      if (entry.place !== 'active') removed += Number(entries.delete(id));
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    this.timer.cancel();
+    for (const waiter of [...this.waiters]) waiter.wake();
+    this.revokeListeners.clear();
+  }
+
+  private queue(name: string): QueueState {
+    let state = this.queues.get(name);
+    if (!state) {
+      state = { entries: new Map(), dead: [] };
+      this.queues.set(name, state);
+    }
+    return state;
+  }
+
+  private activeEntry(delivery: Delivery): Entry | undefined {
+    const entry = this.queue(delivery.queue).entries.get(delivery.id);
+    return entry?.place === 'active' ? entry : undefined;
+  }
+
+  private bury(entry: Entry, reason: string): DeadLetter {
+    const state = this.queue(entry.queue);
+    state.entries.delete(entry.id);
+    const dead: DeadLetter = { id: entry.id, queue: entry.queue, body: entry.body, reason, at: Date.now() };
+    state.dead.push(dead);
+    return dead;
+  }
+
+  private promoteDue(now: number): void {
+    for (const state of this.queues.values()) {
+      for (const entry of state.entries.values()) {
+        if (entry.place === 'delayed' && entry.at <= now) {
+          entry.place = 'ready';
+          entry.seq = this.seq++;
+        }
+      }
+    }
+  }
+
+  private hasReady(queues: readonly string[]): boolean {
+    this.promoteDue(Date.now());
+    return queues.some((name) => [...this.queue(name).entries.values()].some((entry) => entry.place === 'ready'));
+  }
+
+  private afterChange(): void {
+    this.wakeDue();
+  }
+
+  private wakeDue(): void {
+    for (const waiter of [...this.waiters]) if (this.hasReady(waiter.queues)) waiter.wake();
+    this.scheduleTimer();
+  }
+
+  /** Arms one timer for the earliest delayed message, so sleeping waiters wake exactly when it is due. */
+  private scheduleTimer(): void {
+    if (this.waiters.size === 0) return this.timer.cancel();
+    let next = Infinity;
+    for (const state of this.queues.values()) {
+      for (const entry of state.entries.values()) if (entry.place === 'delayed' && entry.at < next) next = entry.at;
+    }
+    if (next === Infinity) this.timer.cancel();
+    else this.timer.at(next);
+  }
+}
+
+function toDelivery(entry: Entry): Delivery {
+  return { id: entry.id, queue: entry.queue, body: entry.body, deliveries: entry.deliveries };
+}

@@ -1,0 +1,155 @@
+/**
+ * The task message: what travels from the caller through the broker to a worker. It carries data
+ * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Codec, SerializedValue } from './codec';
+import { CeleriacError } from './errors';
+
+/** The current message format version. */
+export const MESSAGE_VERSION = 1;
+
+/** A task invocation, decoded. */
+export interface TaskMessage {
+  version: typeof MESSAGE_VERSION;
+  /** The task id, also the key of its result. */
+  id: string;
+  /** The registered task name. */
+  task: string;
+  args: unknown[];
+  queue: string;
+  /** 0–255; higher runs first. */
+  priority: number;
+  /** Epoch ms before which the task must not run. */
+  eta?: number;
+  /** Epoch ms after which the task is not run but marked REVOKED. */
+  expires?: number;
+  /** How many times this task has been retried so far. */
+  retries: number;
+  /** Overrides the task's `retries` limit for this call. */
+  maxRetries?: number;
+  /** Overrides of the task's time limits, in ms. */
+  timeLimit?: number;
+  softTimeLimit?: number;
+  ignoreResult?: boolean;
+  /** How long the result is kept, in ms. */
+  resultTtl?: number;
+  /** User headers, passed through to the task context. */
+  headers: Record<string, string>;
+  /** The channel of the client that sent the task, for a direct completion notice. */
+  replyTo?: string;
+  parentId?: string;
+  rootId?: string;
+  /** Epoch ms when the message was first published. */
+  publishedAt: number;
+}
+
+/** What a broker stores and moves: routing data plus the opaque encoded message. */
+export interface Envelope {
+  id: string;
+  queue: string;
+  priority: number;
+  /** Epoch ms; absent or in the past means ready now. */
+  eta?: number;
+  /** True when the caller chose the id: a second publish of an id still waiting or running is a no-op. */
+  idempotent: boolean;
+  /** The encoded {@link TaskMessage}. */
+  body: string;
+}
+
+interface WireMessage extends Omit<TaskMessage, 'args'> {
+  args: SerializedValue;
+}
+
+/** Options for {@link encodeMessage} and {@link decodeMessage}. */
+export interface MessageCodecOptions {
+  /** Signs (encode) and requires a valid signature (decode) when set. */
+  secret?: string;
+  /** Maximum encoded size in bytes. */
+  maxBytes?: number;
+}
+
+const SIGNED_PREFIX = 'hmac-sha256:';
+
+/** Encodes a message to text; throws SerializationError or CELERIAC_MESSAGE_TOO_LARGE. */
+export function encodeMessage(codec: Codec, message: TaskMessage, options: MessageCodecOptions = {}): string {
+  message.args.forEach((arg, index) => codec.assertSerializable(arg, `argument ${index + 1} of ${message.task}`));
+  const wire: WireMessage = { ...message, args: codec.serialize(message.args) };
+  const json = JSON.stringify(wire);
+  const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
+  if (options.maxBytes !== undefined) {
+    const size = Buffer.byteLength(text);
+    if (size > options.maxBytes) {
+      throw new CeleriacError(
+        'CELERIAC_MESSAGE_TOO_LARGE',
+        `The message for ${message.task} is ${size} bytes, over the limit of ${options.maxBytes}. Pass a reference (a URL or a key) instead of the data, or raise the app's maxMessageSize.`,
+      );
+    }
+  }
+  return text;
+}
+
+/**
+ * Decodes and checks a message.
+ * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` (not a message) or `CELERIAC_BAD_SIGNATURE`.
+ */
+export function decodeMessage(codec: Codec, text: string, options: MessageCodecOptions = {}): TaskMessage {
+  let json = text;
+  if (text.startsWith(SIGNED_PREFIX)) {
+    const end = text.indexOf(':', SIGNED_PREFIX.length);
+    const mac = text.slice(SIGNED_PREFIX.length, end);
+    json = text.slice(end + 1);
+    if (options.secret && (end < 0 || !sameMac(mac, sign(json, options.secret)))) {
+      throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message signature does not match; it was forged or signed with another secret.');
+    }
+  } else if (options.secret) {
+    throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message is not signed, but this app requires signed messages (secret is set).');
+  }
+  let wire: WireMessage;
+  try {
+    wire = JSON.parse(json) as WireMessage;
+  } catch (error) {
+    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (!isWireMessage(wire)) {
+    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The message lacks an id, a task name, arguments or a supported version.');
+  }
+  let args: unknown;
+  try {
+    args = codec.deserialize(wire.args);
+  } catch (error) {
+    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The arguments could not be decoded: ${(error as Error).message}`, { cause: error });
+  }
+  if (!Array.isArray(args)) throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The arguments are not a list.');
+  return { ...wire, args };
+}
+
+/** The routing data a broker needs for a message. */
+export function envelopeOf(message: TaskMessage, body: string, idempotent: boolean): Envelope {
+  const envelope: Envelope = { id: message.id, queue: message.queue, priority: message.priority, idempotent, body };
+  if (message.eta !== undefined) envelope.eta = message.eta;
+  return envelope;
+}
+
+function isWireMessage(value: unknown): value is WireMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const wire = value as Partial<WireMessage>;
+  return (
+    wire.version === MESSAGE_VERSION &&
+    typeof wire.id === 'string' &&
+    typeof wire.task === 'string' &&
+    typeof wire.args === 'object' &&
+    wire.args !== null &&
+    typeof wire.queue === 'string'
+  );
+}
+
+function sign(json: string, secret: string): string {
+  return createHmac('sha256', secret).update(json).digest('hex');
+}
+
+function sameMac(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,189 @@
+/**
+ * Typed options of the app, of tasks and of calls, with their defaults in one place.
+ */
+import type { ResultBackend } from './backend';
+import type { Broker } from './broker';
+import type { Duration } from './duration';
+
+/** Options of `new Celeriac(...)`. */
+export interface CeleriacOptions {
+  /**
+   * Where messages go: `'redis://host:port/db'`, `'memory://'` (one process), or a Broker object.
+   * @defaultValue `'memory://'`
+   */
+  broker?: string | Broker;
+  /**
+   * Where results go: a URL or a ResultBackend object.
+   * @defaultValue the broker's URL
+   */
+  backend?: string | ResultBackend;
+  /**
+   * Namespace of every key this app uses.
+   * @defaultValue `'celeriac'`
+   */
+  prefix?: string;
+  /**
+   * How long a task stays leased to a worker without renewal; a worker that dies loses its tasks to
+   * another worker after this long. Live workers renew well before it passes.
+   * @defaultValue `'30s'`
+   */
+  visibilityTimeout?: Duration;
+  /**
+   * How long results and failures are kept.
+   * @defaultValue `'1d'`
+   */
+  resultTtl?: Duration;
+  /**
+   * The queue of tasks that name none.
+   * @defaultValue `'default'`
+   */
+  defaultQueue?: string;
+  /**
+   * A task delivered more often than this (its workers kept dying) is dead-lettered.
+   * @defaultValue `5`
+   */
+  maxDeliveries?: number;
+  /**
+   * When set, messages are signed with HMAC-SHA256 and workers reject unsigned or forged ones.
+   */
+  secret?: string;
+  /**
+   * Largest encoded message, in bytes.
+   * @defaultValue `1_048_576` (1 MiB)
+   */
+  maxMessageSize?: number;
+  /**
+   * How long revocations are remembered.
+   * @defaultValue `'1d'`
+   */
+  revokeTtl?: Duration;
+}
+
+/** Matches errors for `autoretryFor`: an error class, or an error name. */
+export type ErrorMatcher = (abstract new (...args: never[]) => Error) | string;
+
+/** Options of one task, given to `app.task(...)` or `@task(...)`. */
+export interface TaskOptions<R = unknown> {
+  /**
+   * The queue the task is sent to.
+   * @defaultValue the app's `defaultQueue`
+   */
+  queue?: string;
+  /**
+   * 0–255; higher runs first within a queue.
+   * @defaultValue `0`
+   */
+  priority?: number;
+  /**
+   * How many times a failing run is retried. Without `autoretryFor`, any error is retried.
+   * @defaultValue `0`
+   */
+  retries?: number;
+  /**
+   * Delay before the first retry; the base of the backoff.
+   * @defaultValue `'1s'`
+   */
+  retryDelay?: Duration;
+  /**
+   * `'fixed'` waits `retryDelay` each time; `'exponential'` doubles it on each retry.
+   * @defaultValue `'fixed'`
+   */
+  backoff?: 'fixed' | 'exponential';
+  /**
+   * Upper bound of the backoff delay.
+   * @defaultValue `'10m'`
+   */
+  backoffMax?: Duration;
+  /**
+   * Randomize each delay between 0 and its computed value, so retries of many tasks spread out.
+   * @defaultValue `false`
+   */
+  jitter?: boolean;
+  /** Retry only errors of these classes or names. */
+  autoretryFor?: readonly ErrorMatcher[];
+  /** Hard limit: past it the run is stopped and fails with TimeLimitExceededError. */
+  timeLimit?: Duration;
+  /** Soft limit: past it `currentTask().signal` aborts with SoftTimeLimitError. */
+  softTimeLimit?: Duration;
+  /**
+   * Do not store the result (states are still stored).
+   * @defaultValue `false`
+   */
+  ignoreResult?: boolean;
+  /**
+   * How long this task's result is kept.
+   * @defaultValue the app's `resultTtl`
+   */
+  resultTtl?: Duration;
+  /** Called in the worker after a successful run. */
+  onSuccess?: (result: R, taskId: string) => void | Promise<void>;
+  /** Called in the worker after the final failed run. */
+  onFailure?: (error: unknown, taskId: string) => void | Promise<void>;
+  /** Called in the worker when a run fails and a retry is scheduled. */
+  onRetry?: (error: unknown, taskId: string) => void | Promise<void>;
+}
+
+/** Options of one call: `handle.applyAsync(args, options)`. */
+export interface ApplyOptions {
+  /** Use this id instead of a random one; publishing an id that is still waiting or running is a no-op. */
+  taskId?: string;
+  /** Run no sooner than this long from now. */
+  countdown?: Duration;
+  /** Run no sooner than this time (a Date, epoch ms, or an ISO string). */
+  eta?: Date | number | string;
+  /** Do not run after this: a duration from now, or a Date. The task becomes REVOKED instead. */
+  expires?: Duration | Date;
+  /** 0–255; higher runs first. Overrides the task's priority. */
+  priority?: number;
+  /** Overrides the task's queue. */
+  queue?: string;
+  /** Overrides the task's `retries`. */
+  retries?: number;
+  /** Overrides the task's hard time limit. */
+  timeLimit?: Duration;
+  /** Overrides the task's soft time limit. */
+  softTimeLimit?: Duration;
+  /** Overrides the task's `ignoreResult`. */
+  ignoreResult?: boolean;
+  /** Overrides the task's `resultTtl`. */
+  resultTtl?: Duration;
+  /** Extra data for the task, read through `currentTask().headers`. */
+  headers?: Record<string, string>;
+}
+
+/** The app's options after defaults and parsing. */
+export interface ResolvedAppOptions {
+  broker: string | Broker;
+  backend: string | ResultBackend;
+  prefix: string;
+  visibilityTimeout: number;
+  resultTtl: number;
+  defaultQueue: string;
+  maxDeliveries: number;
+  secret: string | undefined;
+  maxMessageSize: number;
+  revokeTtl: number;
+}
+
+/** Defaults of {@link CeleriacOptions}. */
+export const APP_DEFAULTS = {
+  broker: 'memory://',
+  prefix: 'celeriac',
+  visibilityTimeout: '30s',
+  resultTtl: '1d',
+  defaultQueue: 'default',
+  maxDeliveries: 5,
+  maxMessageSize: 1_048_576,
+  revokeTtl: '1d',
+} as const satisfies CeleriacOptions;
+
+/** Defaults of {@link TaskOptions}. */
+export const TASK_DEFAULTS = {
+  priority: 0,
+  retries: 0,
+  retryDelay: '1s',
+  backoff: 'fixed',
+  backoffMax: '10m',
+  jitter: false,
+  ignoreResult: false,
+} as const satisfies TaskOptions;

@@ -1,0 +1,10 @@
+/**
+ * @celeriac/worker: runs tasks. The in-process (`inline`) worker lives here; process pools and the
+ * `celeriac worker` command build on it.
+ */
+export { backoffDelay, decideRetry, type RetryDecision, type RetryInput } from './retry-policy';
+export { execute, type ExecuteInput, type ExecutionResult } from './execute';
+export { quietLogger, type Logger } from './logger';
+export { resolveWorkerOptions, type PoolKind, type ResolvedWorkerOptions, type WorkerOptions } from './options';
+export { Worker, type WorkerState } from './worker';
+export type { WorkerApp } from './worker-app';

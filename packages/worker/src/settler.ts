@@ -1,0 +1,73 @@
+/**
+ * Batches the writes that end task runs: records to the backend, then acks to the broker. Everything
+ * settled in one tick goes out together; records are written before the acks that depend on them,
+ * so a crash in between re-runs the task rather than losing its result.
+ */
+import type { Broker, Delivery, ResultBackend, StoreEntry } from '@celeriac/core';
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Collects stores and acks, and flushes them once per tick. */
+export class Settler {
+  private stores: StoreEntry[] = [];
+  private acks: Delivery[] = [];
+  private waiters: Waiter[] = [];
+  private scheduled = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly backend: ResultBackend,
+    private readonly broker: Broker,
+  ) {}
+
+  /** Stores a record in the next batch. */
+  store(entry: StoreEntry): Promise<void> {
+    this.stores.push(entry);
+    return this.wait();
+  }
+
+  /** Stores a final record (if any) and acks the delivery, in that order, in the next batch. */
+  finish(delivery: Delivery, entry?: StoreEntry): Promise<void> {
+    if (entry) this.stores.push(entry);
+    this.acks.push(delivery);
+    return this.wait();
+  }
+
+  /** Resolves once every batch handed over so far is written. */
+  async drain(): Promise<void> {
+    if (this.scheduled) this.flush();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private wait(): Promise<void> {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const stores = this.stores;
+    const acks = this.acks;
+    const waiters = this.waiters;
+    this.stores = [];
+    this.acks = [];
+    this.waiters = [];
+    const writing = (async () => {
+      try {
+        if (stores.length > 0) await this.backend.store(stores);
+        if (acks.length > 0) await this.broker.ack(acks);
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of waiters) waiter.reject(error);
+      }
+    })();
+    this.inFlight.add(writing);
+    void writing.finally(() => this.inFlight.delete(writing));
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The worker: reserves tasks from its queues and runs them, at most `concurrency` at a time.
+ *
+ * States:  idle ──start()──► running ──close()──► closing ──► closed
+ *
+ * - running: the fetch loop reserves up to the free slots (at most `prefetch`) per round trip, and
+ *   blocks in `broker.waitForWork` when nothing is ready (no polling). The lease keeper renews leases.
+ * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
+ *   abort and their messages go back to the queue at once (not after the lease lapses).
+ */
+import { toRemoteError, type Closeable, type Delivery } from '@celeriac/core';
+import { LeaseKeeper } from './lease-keeper';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
+import { Revocations } from './revocations';
+import { runDelivery, type RunContext } from './run-delivery';
+import { Settler } from './settler';
+import type { WorkerApp } from './worker-app';
+
+/** A worker's lifecycle state. */
+export type WorkerState = 'idle' | 'running' | 'closing' | 'closed';
+
+interface Running {
+  delivery: Delivery;
+  stop: AbortController;
+  done: Promise<void>;
+}
+
+/** Runs tasks from a broker inside this process. */
+export class Worker implements Closeable {
+  /** The options after defaults. */
+  readonly options: ResolvedWorkerOptions;
+  private stateValue: WorkerState = 'idle';
+  private readonly running = new Map<string, Running>();
+  private readonly stopLoop = new AbortController();
+  private slotFreed: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private untrack: (() => void) | undefined;
+  private settler!: Settler;
+  private leases!: LeaseKeeper;
+  private revocations!: Revocations;
+  private processedCount = 0;
+
+  constructor(
+    private readonly app: WorkerApp,
+    options: WorkerOptions = {},
+  ) {
+    this.options = resolveWorkerOptions(options, app.options.defaultQueue);
+  }
+
+  /** The current lifecycle state. */
+  get state(): WorkerState {
+    return this.stateValue;
+  }
+
+  /** How many tasks this worker has finished (any outcome). */
+  get processed(): number {
+    return this.processedCount;
+  }
+
+  /** Connects, loads revocations, and starts reserving tasks. Resolves once the worker is consuming. */
+  async start(): Promise<void> {
+    if (this.stateValue !== 'idle') throw new Error(`Worker cannot start from state ${this.stateValue}`);
+    this.stateValue = 'running';
+    const { broker, backend, options } = this.app;
+    this.untrack = this.app.track(this);
+    this.settler = new Settler(backend, broker);
+    this.revocations = new Revocations(broker, options.revokeTtl, (id) => this.terminate(id));
+    this.leases = new LeaseKeeper({
+      broker,
+      queues: this.options.queues,
+      visibilityTimeout: options.visibilityTimeout,
+      resultTtl: options.resultTtl,
+      held: () => [...this.running.values()].map((run) => run.delivery),
+      store: (entries) => backend.store(entries),
+      logger: this.options.logger,
+    });
+    await this.revocations.start();
+    this.leases.start();
+    this.loop = this.fetchLoop();
+    this.options.logger.info({ queues: this.options.queues, concurrency: this.options.concurrency }, `Worker ${this.options.hostname} started`);
+  }
+
+  /**
+   * Stops gracefully: no new tasks, running ones get `shutdownTimeout` to finish, the rest go back
+   * to their queue. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async fetchLoop(): Promise<void> {
+    const { broker } = this.app;
+    const signal = this.stopLoop.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      const free = this.options.concurrency - this.running.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
+      try {
+        const deliveries = await broker.reserve(this.options.queues, Math.min(free, this.options.prefetch));
+        failures = 0;
+        if (signal.aborted) {
+          await Promise.all(deliveries.map((delivery) => broker.requeue(delivery)));
+          break;
+        }
+        if (deliveries.length === 0) await broker.waitForWork(this.options.queues, signal);
+        for (const delivery of deliveries) this.dispatch(delivery);
+      } catch (error) {
+        failures += 1;
+        const delay = Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
+        this.options.logger.error({ error: toRemoteError(error), retryIn: delay }, 'Reserving tasks failed');
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  private dispatch(delivery: Delivery): void {
+    const stop = new AbortController();
+    const context: RunContext = {
+      app: this.app,
+      settler: this.settler,
+      logger: this.options.logger,
+      hostname: this.options.hostname,
+      isRevoked: (id) => this.revocations.has(id),
+    };
+    const done = runDelivery(context, delivery, stop.signal)
+      .catch((error: unknown) => {
+        this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Settling a task failed; its lease will bring it back');
+      })
+      .finally(() => {
+        this.running.delete(delivery.id);
+        this.processedCount += 1;
+        const wake = this.slotFreed;
+        this.slotFreed = undefined;
+        wake?.();
+      });
+    this.running.set(delivery.id, { delivery, stop, done });
+  }
+
+  private terminate(id: string): void {
+    this.running.get(id)?.stop.abort(new Error(`Task ${id} was revoked with terminate`));
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.stateValue === 'idle') {
+      this.stateValue = 'closed';
+      return;
+    }
+    this.stateValue = 'closing';
+    const { logger, shutdownTimeout } = this.options;
+    logger.info({ running: this.running.size }, `Worker ${this.options.hostname} stopping: no new tasks`);
+    this.stopLoop.abort();
+    this.slotFreed?.();
+    await this.loop;
+    const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout);
+    if (!finished) {
+      const left = [...this.running.values()];
+      logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
+      for (const run of left) run.stop.abort(new Error('Worker shutting down'));
+      await Promise.allSettled(left.map((run) => this.app.broker.requeue(run.delivery)));
+    }
+    await this.settler.drain();
+    await this.leases.stop();
+    await this.revocations.stop();
+    this.untrack?.();
+    this.stateValue = 'closed';
+    logger.info({ processed: this.processedCount }, `Worker ${this.options.hostname} stopped`);
+  }
+}
+
+/** Resolves true when all promises settle within `ms`, false otherwise. */
+async function waitAll(promises: Array<Promise<void>>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
