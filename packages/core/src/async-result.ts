@@ -37,6 +37,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   /** Resolves once the broker accepted the message; rejects if publishing failed. */
   readonly sent: Promise<void>;
   private settled: Promise<T> | undefined;
+  private readonly sentHere: boolean;
 
   constructor(
     private readonly source: ResultSource,
@@ -45,6 +46,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     options: { sent?: Promise<void>; taskName?: string } = {},
   ) {
     this.sent = options.sent ?? Promise.resolve();
+    this.sentHere = options.sent !== undefined;
     // A failed publish reaches whoever awaits `sent` or the result; it must never be unhandled.
     this.sent.catch(() => undefined);
     this.taskName = options.taskName;
@@ -135,7 +137,8 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   }
 
   private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
-    if (timeout === undefined) return this.source.backend.waitFor(this.id);
+    const hint = { sentHere: this.sentHere };
+    if (timeout === undefined) return this.source.backend.waitFor(this.id, undefined, hint);
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
     const timer = setTimeout(
@@ -143,7 +146,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       ms,
     );
     try {
-      return await this.source.backend.waitFor(this.id, controller.signal);
+      return await this.source.backend.waitFor(this.id, controller.signal, hint);
     } finally {
       clearTimeout(timer);
     }

@@ -40,6 +40,12 @@ export interface GroupProgress {
   completed: boolean;
 }
 
+/** Hints for `ResultBackend.waitFor`. */
+export interface WaitOptions {
+  /** True when this client published the task, so its completion notice is addressed here. */
+  sentHere?: boolean;
+}
+
 /** Settings every backend receives from the app. */
 export interface BackendSettings {
   readonly prefix: string;
@@ -61,8 +67,9 @@ export interface ResultBackend {
   /**
    * Resolves with the record once the task is in a ready state (at once if it already is). Rejects
    * with the signal's reason when the signal aborts. Implemented with notifications, not polling.
+   * `sentHere` tells that this client published the task (its notices come to this client directly).
    */
-  waitFor(id: string, signal?: AbortSignal): Promise<TaskRecord>;
+  waitFor(id: string, signal?: AbortSignal, options?: WaitOptions): Promise<TaskRecord>;
   /** Calls `listener` on every stored state change of `id` (progress, retries); returns an unsubscribe function. */
   onChange?(id: string, listener: (record: TaskRecord) => void): () => void;
   /** Deletes a task's record. */

@@ -1,0 +1,20 @@
+/** Counts Redis commands (INFO commandstats), including those run inside Lua scripts. */
+import Redis from 'ioredis';
+
+/** Total commands Redis has executed since its stats were last reset. */
+export async function totalCommands(client: Redis): Promise<number> {
+  const info = await client.info('commandstats');
+  let total = 0;
+  for (const match of info.matchAll(/calls=(\d+)/g)) total += Number(match[1]);
+  return total;
+}
+
+/** Deletes the keys under a prefix, with SCAN (never FLUSHALL). */
+export async function deleteKeys(client: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await client.unlink(...keys);
+  } while (cursor !== '0');
+}

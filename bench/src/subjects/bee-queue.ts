@@ -1,0 +1,52 @@
+/** bee-queue under test: its in-process processor, results stored (storeJobs, the default). */
+import BeeQueue from 'bee-queue';
+import type { Subject } from '../subject';
+
+/** Builds the bee-queue subject. */
+export function beeQueueSubject(url: string, prefix: string): Subject {
+  const producer = new BeeQueue('bench', { redis: { url }, prefix, isWorker: false, getEvents: true, removeOnSuccess: false });
+
+  return {
+    name: 'bee-queue',
+    async enqueueSerial(n) {
+      for (let i = 0; i < n; i++) await producer.createJob({ i }).save();
+    },
+    async enqueueConcurrent(n) {
+      await Promise.all(Array.from({ length: n }, (_, i) => producer.createJob({ i }).save()));
+    },
+    async enqueueBulk(n) {
+      await producer.saveAll(Array.from({ length: n }, (_, i) => producer.createJob({ i })));
+    },
+    async processAll(n, concurrency) {
+      const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false, sendEvents: false });
+      let left = n;
+      await new Promise<void>((resolve) => {
+        worker.on('succeeded', () => {
+          left -= 1;
+          if (left === 0) resolve();
+        });
+        worker.process(concurrency, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
+      });
+      await worker.close();
+    },
+    async roundTrips(samples) {
+      const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
+      worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
+      await worker.ready();
+      await producer.ready();
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const start = process.hrtime.bigint();
+        const job = await producer.createJob({ i }).save();
+        await new Promise<void>((resolve) => job.on('succeeded', () => resolve()));
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      await worker.close();
+      return times;
+    },
+    async close() {
+      await producer.destroy();
+      await producer.close();
+    },
+  };
+}

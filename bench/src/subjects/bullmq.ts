@@ -1,0 +1,61 @@
+/** BullMQ under test: its in-process Worker, results kept (the default). */
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import type { Subject } from '../subject';
+
+/** Builds the BullMQ subject. */
+export function bullmqSubject(url: string, prefix: string): Subject {
+  const connection = { url } as const;
+  const queue = new Queue('bench', { connection: { ...connectionOf(url) }, prefix });
+  void connection;
+  const jobs = (n: number) => Array.from({ length: n }, (_, i) => ({ name: 'noop', data: { i } }));
+
+  return {
+    name: 'bullmq',
+    async enqueueSerial(n) {
+      for (let i = 0; i < n; i++) await queue.add('noop', { i });
+    },
+    async enqueueConcurrent(n) {
+      await Promise.all(jobs(n).map((job) => queue.add(job.name, job.data)));
+    },
+    async enqueueBulk(n) {
+      for (let start = 0; start < n; start += 1000) await queue.addBulk(jobs(Math.min(1000, n - start)));
+    },
+    async processAll(n, concurrency) {
+      let left = n;
+      let worker: Worker | undefined;
+      await new Promise<void>((resolve) => {
+        worker = new Worker('bench', async (job) => job.data.i, { connection: connectionOf(url), prefix, concurrency });
+        worker.on('completed', () => {
+          left -= 1;
+          if (left === 0) resolve();
+        });
+      });
+      await worker?.close();
+    },
+    async roundTrips(samples) {
+      const events = new QueueEvents('bench', { connection: connectionOf(url), prefix });
+      await events.waitUntilReady();
+      const worker = new Worker('bench', async (job) => job.data.i, { connection: connectionOf(url), prefix, concurrency: 1 });
+      await worker.waitUntilReady();
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const start = process.hrtime.bigint();
+        const job = await queue.add('noop', { i });
+        await job.waitUntilFinished(events);
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      await worker.close();
+      await events.close();
+      return times;
+    },
+    async close() {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    },
+  };
+}
+
+function connectionOf(url: string) {
+  const parsed = new URL(url);
+  return { host: parsed.hostname, port: Number(parsed.port || 6379), db: Number(parsed.pathname.slice(1) || 0), maxRetriesPerRequest: null };
+}

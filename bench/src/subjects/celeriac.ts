@@ -1,0 +1,60 @@
+/** Celeriac under test: an inline worker in the same process, results kept. */
+import { Celeriac, type Worker } from 'celeriac';
+import type { Subject } from '../subject';
+
+/** Builds the Celeriac subject. */
+export function celeriacSubject(url: string, prefix: string): Subject {
+  const app = new Celeriac({ broker: url, prefix });
+  let onDone: (() => void) | undefined;
+  const noop = app.task('bench.noop', (i: number) => i, { onSuccess: () => onDone?.() });
+  let worker: Worker | undefined;
+
+  async function startWorker(concurrency: number): Promise<Worker> {
+    await worker?.close();
+    worker = app.worker({ concurrency });
+    await worker.start();
+    return worker;
+  }
+
+  return {
+    name: 'celeriac',
+    async enqueueSerial(n) {
+      for (let i = 0; i < n; i++) await noop.delay(i).sent;
+    },
+    async enqueueConcurrent(n) {
+      await Promise.all(Array.from({ length: n }, (_, i) => noop.delay(i).sent));
+    },
+    async enqueueBulk(n) {
+      await Promise.all(noop.delayMany(Array.from({ length: n }, (_, i) => [i] as [number])).map((r) => r.sent));
+    },
+    async processAll(n, concurrency) {
+      let left = n;
+      const done = new Promise<void>((resolve) => {
+        onDone = () => {
+          left -= 1;
+          if (left === 0) resolve();
+        };
+      });
+      await startWorker(concurrency);
+      await done;
+      await worker?.close();
+      worker = undefined;
+    },
+    async roundTrips(samples) {
+      onDone = undefined;
+      await startWorker(1);
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const start = process.hrtime.bigint();
+        await noop.delay(i);
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      await worker?.close();
+      worker = undefined;
+      return times;
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://` /
+ * `rediss://`. One app shares one Redis connection set per URL between its broker and backend.
+ */
+import type { BackendSettings, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
+import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
+
+/** The Redis URL schemes. */
+export const REDIS_SCHEMES = ['redis:', 'rediss:'];
+
+/** Creates Redis brokers and backends, sharing connections by URL. */
+export class RedisTransports {
+  private readonly connections = new Map<string, RedisConnection>();
+
+  /** A broker for a redis URL. */
+  broker(url: URL, settings: BrokerSettings): Broker {
+    return new RedisBroker(this.connection(url), settings);
+  }
+
+  /** A result backend for a redis URL. */
+  backend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
+    return new RedisBackend(this.connection(url), settings, codec);
+  }
+
+  private connection(url: URL): RedisConnection {
+    const key = url.toString();
+    let connection = this.connections.get(key);
+    if (!connection) {
+      connection = new RedisConnection(key);
+      this.connections.set(key, connection);
+    }
+    return connection;
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * @celeriac/redis: the Redis broker and result backend. `new Celeriac({ broker: 'redis://...' })`
+ * uses them; import this package directly only to build them by hand.
+ */
+export { RedisBackend } from './redis-backend';
+export { RedisBroker } from './redis-broker';
+export { RedisConnection, type RedisConnectionOptions } from './connection';
+export { KeySpace, type QueueKeys } from './keys';

@@ -1,0 +1,102 @@
+/**
+ * Every Redis key and channel Celeriac uses, built in one place so the layout reads at a glance.
+ *
+ * Per queue (hash tag `{<prefix>:<queue>}`, so one script can touch them all, also on Redis Cluster):
+ *   ready      ZSET  id -> (255 - priority) * 2^44 + sequence     waiting, highest priority first, FIFO
+ *   delayed    ZSET  id -> due time (epoch ms)                     countdown, eta, retry backoff
+ *   active     ZSET  id -> lease deadline (epoch ms)               reserved by a worker
+ *   messages   HASH  id -> encoded message                         for every waiting, delayed or active id
+ *   meta       HASH  priority:<id> -> n (only when n > 0), lost:<id> -> leases lapsed so far
+ *   seq        STRING                                              the FIFO sequence counter
+ *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
+ *   dead       ZSET  id -> time dead-lettered
+ *   dead-info  HASH  id -> JSON { body, reason, at, priority }
+ *
+ * App-wide (hash tag `{<prefix>}`):
+ *   queues     SET   names of queues ever published to (for revoke and inspection)
+ *   revoked    ZSET  id -> expiry (epoch ms), plus JSON flags in revoked-info
+ *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
+ *   group:<id>  SET   indexes of finished group members, with a TTL
+ *
+ * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
+ * (ids of finished tasks, for waiters in other processes), `<prefix>:revoke` (revocations).
+ */
+
+/** The keys of one queue, in the order the scripts take them. */
+export interface QueueKeys {
+  ready: string;
+  delayed: string;
+  active: string;
+  messages: string;
+  meta: string;
+  seq: string;
+  marker: string;
+  dead: string;
+  deadInfo: string;
+}
+
+/** Builds key names for one prefix. */
+export class KeySpace {
+  constructor(readonly prefix: string) {}
+
+  /** The keys of a queue; all share the queue's hash tag. */
+  queue(name: string): QueueKeys {
+    const base = `${this.prefix}:{${this.prefix}:${name}}`;
+    return {
+      ready: `${base}:ready`,
+      delayed: `${base}:delayed`,
+      active: `${base}:active`,
+      messages: `${base}:messages`,
+      meta: `${base}:meta`,
+      seq: `${base}:seq`,
+      marker: `${base}:marker`,
+      dead: `${base}:dead`,
+      deadInfo: `${base}:dead-info`,
+    };
+  }
+
+  /** The set of queue names. */
+  get queues(): string {
+    return `${this.prefix}:{${this.prefix}}:queues`;
+  }
+
+  /** Revoked ids with their expiry. */
+  get revoked(): string {
+    return `${this.prefix}:{${this.prefix}}:revoked`;
+  }
+
+  /** Whether each revocation also terminates, by id. */
+  get revokedInfo(): string {
+    return `${this.prefix}:{${this.prefix}}:revoked-info`;
+  }
+
+  /** The record of one task. */
+  result(id: string): string {
+    return `${this.prefix}:result:${id}`;
+  }
+
+  /** The finished-member set of one group. */
+  group(id: string): string {
+    return `${this.prefix}:group:${id}`;
+  }
+
+  /** Where records of tasks sent by `clientId` are announced. */
+  replyChannel(clientId: string): string {
+    return `${this.prefix}:reply:${clientId}`;
+  }
+
+  /** Where ids of finished tasks are announced to everyone. */
+  get doneChannel(): string {
+    return `${this.prefix}:done`;
+  }
+
+  /** Where revocations are announced. */
+  get revokeChannel(): string {
+    return `${this.prefix}:revoke`;
+  }
+}
+
+/** Queue keys in script order (KEYS[1..9]). */
+export function queueKeyList(keys: QueueKeys): string[] {
+  return [keys.ready, keys.delayed, keys.active, keys.messages, keys.meta, keys.seq, keys.marker, keys.dead, keys.deadInfo];
+}

@@ -1,0 +1,170 @@
+/**
+ * The Redis result backend: one string key per task record with a TTL, and completion notices over
+ * pub/sub: records of tasks a client sent go straight to that client's reply channel (no extra
+ * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
+ */
+import {
+  isReadyState,
+  type BackendSettings,
+  type Codec,
+  type GroupProgress,
+  type ResultBackend,
+  type StoreEntry,
+  type TaskRecord,
+} from '@celeriac/core';
+import type { RedisConnection } from './connection';
+import { KeySpace } from './keys';
+import { runScript } from './scripts';
+
+type Waiter = (record: TaskRecord) => void;
+
+/** A ResultBackend on Redis. */
+export class RedisBackend implements ResultBackend {
+  private readonly keys: KeySpace;
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly listeners = new Map<string, Set<(record: TaskRecord) => void>>();
+  private replySubscription: Promise<unknown> | undefined;
+  private doneSubscription: Promise<() => Promise<void>> | undefined;
+  private foreignWaits = 0;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly settings: BackendSettings,
+    private readonly codec: Codec,
+  ) {
+    this.keys = new KeySpace(settings.prefix);
+    connection.retain();
+  }
+
+  async store(entries: readonly StoreEntry[]): Promise<void> {
+    // Within one batch only the last record of a task matters (e.g. STARTED then SUCCESS).
+    const latest = new Map<string, StoreEntry>();
+    for (const entry of entries) latest.set(entry.record.id, entry);
+    const client = this.connection.client;
+    const replies = new Map<string, Array<[string, string]>>();
+    const finished: string[] = [];
+    const writes: Array<Promise<unknown>> = [];
+    for (const entry of latest.values()) {
+      const text = this.codec.stringify(entry.record, `the record of task ${entry.record.id}`);
+      writes.push(client.set(this.keys.result(entry.record.id), text, 'PX', Math.max(1, Math.round(entry.ttl))));
+      if (entry.replyTo !== undefined) {
+        const list = replies.get(entry.replyTo) ?? [];
+        list.push([entry.record.id, text]);
+        replies.set(entry.replyTo, list);
+      }
+      if (isReadyState(entry.record.state)) finished.push(entry.record.id);
+    }
+    for (const [clientId, list] of replies) writes.push(client.publish(this.keys.replyChannel(clientId), JSON.stringify(list)));
+    if (finished.length > 0) writes.push(client.publish(this.keys.doneChannel, JSON.stringify(finished)));
+    await Promise.all(writes);
+  }
+
+  async get(id: string): Promise<TaskRecord | undefined> {
+    const text = await this.connection.client.get(this.keys.result(id));
+    return text === null ? undefined : (this.codec.parse(text) as TaskRecord);
+  }
+
+  async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
+    if (ids.length === 0) return [];
+    const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id)));
+    return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
+  }
+
+  async waitFor(id: string, signal?: AbortSignal, options: { sentHere?: boolean } = {}): Promise<TaskRecord> {
+    signal?.throwIfAborted();
+    const foreign = options.sentHere !== true;
+    // Subscribe before reading, so a record stored in between is not missed.
+    await this.ensureReplySubscription();
+    if (foreign) await this.addForeignWait();
+    try {
+      return await new Promise<TaskRecord>((resolve, reject) => {
+        const set = this.waiters.get(id) ?? new Set<Waiter>();
+        this.waiters.set(id, set);
+        const cleanup = () => {
+          set.delete(waiter);
+          if (set.size === 0) this.waiters.delete(id);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        const waiter: Waiter = (record) => {
+          cleanup();
+          resolve(record);
+        };
+        const onAbort = () => {
+          cleanup();
+          reject(signal?.reason);
+        };
+        set.add(waiter);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.get(id).then(
+          (record) => record && isReadyState(record.state) && waiter(record),
+          (error: unknown) => {
+            cleanup();
+            reject(error);
+          },
+        );
+      });
+    } finally {
+      if (foreign) await this.removeForeignWait();
+    }
+  }
+
+  onChange(id: string, listener: (record: TaskRecord) => void): () => void {
+    const set = this.listeners.get(id) ?? new Set();
+    set.add(listener);
+    this.listeners.set(id, set);
+    void this.ensureReplySubscription();
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(id);
+    };
+  }
+
+  async forget(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.connection.client.del(...ids.map((id) => this.keys.result(id)));
+  }
+
+  async groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {
+    const [done, completed] = await runScript<[number, number]>(this.connection.client, 'groupDone', [this.keys.group(groupId)], [index, size, Math.round(ttl)]);
+    return { done, completed: completed === 1 };
+  }
+
+  async close(): Promise<void> {
+    this.waiters.clear();
+    this.listeners.clear();
+    await this.connection.release();
+  }
+
+  private ensureReplySubscription(): Promise<unknown> {
+    this.replySubscription ??= this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => {
+      for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
+        if (!this.waiters.has(id) && !this.listeners.has(id)) continue;
+        this.deliver(this.codec.parse(text) as TaskRecord);
+      }
+    });
+    return this.replySubscription;
+  }
+
+  private async addForeignWait(): Promise<void> {
+    this.foreignWaits += 1;
+    this.doneSubscription ??= this.connection.subscriber.subscribe(this.keys.doneChannel, (message) => {
+      const ids = (JSON.parse(message) as string[]).filter((id) => this.waiters.has(id));
+      if (ids.length === 0) return;
+      void this.getMany(ids).then((records) => records.forEach((record) => record && this.deliver(record)), () => undefined);
+    });
+    await this.doneSubscription;
+  }
+
+  private async removeForeignWait(): Promise<void> {
+    this.foreignWaits -= 1;
+    if (this.foreignWaits > 0 || !this.doneSubscription) return;
+    const subscription = this.doneSubscription;
+    this.doneSubscription = undefined;
+    await (await subscription)();
+  }
+
+  private deliver(record: TaskRecord): void {
+    for (const listener of [...(this.listeners.get(record.id) ?? [])]) listener(record);
+    if (!isReadyState(record.state)) return;
+    for (const waiter of [...(this.waiters.get(record.id) ?? [])]) waiter(record);
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The Redis broker: a reliable queue where a reserved message waits in a leased `active` set until it
+ * is acked, a lapsed lease brings it back (counted, then dead-lettered), delayed messages wait in a
+ * sorted set by due time, and idle workers block on a wake-up marker instead of polling.
+ * Every multi-key step is one Lua script (see `scripts/`).
+ */
+import {
+  BrokerUnavailableError,
+  CeleriacError,
+  type Broker,
+  type BrokerSettings,
+  type DeadLetter,
+  type Delivery,
+  type Envelope,
+  type PublishOutcome,
+  type QueueStats,
+  type RecoveryReport,
+  type Revocation,
+} from '@celeriac/core';
+import type { RedisConnection } from './connection';
+import { KeySpace, queueKeyList } from './keys';
+import { runScript, type ScriptName } from './scripts';
+
+/** Most envelopes per publish script call, so one call never blocks Redis for long. */
+const PUBLISH_CHUNK = 1_000;
+/** Most lapsed leases handled per queue per sweep. */
+const RECOVER_LIMIT = 1_000;
+/** An idle worker re-checks at least this often, in case a wake-up was taken by a worker that died. */
+const MAX_BLOCK_MS = 10_000;
+
+/** A Broker on Redis. */
+export class RedisBroker implements Broker {
+  private readonly keys: KeySpace;
+  private readonly knownQueues = new Set<string>();
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly settings: BrokerSettings,
+  ) {
+    this.keys = new KeySpace(settings.prefix);
+    connection.retain();
+  }
+
+  async publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]> {
+    const byQueue = new Map<string, number[]>();
+    envelopes.forEach((envelope, index) => {
+      const indexes = byQueue.get(envelope.queue) ?? [];
+      indexes.push(index);
+      byQueue.set(envelope.queue, indexes);
+    });
+    const outcomes: PublishOutcome[] = new Array(envelopes.length);
+    const now = Date.now();
+    const calls: Array<Promise<void>> = [];
+    for (const [queue, indexes] of byQueue) {
+      if (!this.knownQueues.has(queue)) calls.push(this.rememberQueue(queue));
+      for (let start = 0; start < indexes.length; start += PUBLISH_CHUNK) {
+        const chunk = indexes.slice(start, start + PUBLISH_CHUNK);
+        const args: Array<string | number> = [now, chunk.length];
+        for (const index of chunk) {
+          const envelope = envelopes[index] as Envelope;
+          args.push(envelope.id, envelope.priority, envelope.eta ?? 0, envelope.idempotent ? '1' : '0', envelope.body);
+        }
+        calls.push(
+          this.script<number[]>('publish', queue, args).then((results) => {
+            chunk.forEach((index, position) => (outcomes[index] = results[position] === 1 ? 'published' : 'duplicate'));
+          }),
+        );
+      }
+    }
+    try {
+      await Promise.all(calls);
+    } catch (error) {
+      throw unavailable(error, 'publish');
+    }
+    return outcomes;
+  }
+
+  async reserve(queues: readonly string[], count: number): Promise<Delivery[]> {
+    const deliveries: Delivery[] = [];
+    const now = Date.now();
+    for (const queue of queues) {
+      if (deliveries.length >= count) break;
+      const reply = await this.script<Array<string | number>>('reserve', queue, [now, count - deliveries.length, now + this.settings.visibilityTimeout]);
+      for (let i = 1; i < reply.length; i += 3) {
+        deliveries.push({ id: String(reply[i]), queue, body: String(reply[i + 1]), deliveries: Number(reply[i + 2]) });
+      }
+    }
+    return deliveries;
+  }
+
+  async waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const nextDue = await this.nextDue(queues);
+    if (signal.aborted || (nextDue !== undefined && nextDue <= Date.now())) return;
+    const client = this.connection.blocking();
+    const onAbort = () => void this.connection.unblock();
+    signal.addEventListener('abort', onAbort, { once: true });
+    // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
+    const wakeIn = Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now());
+    const timer = setTimeout(onAbort, wakeIn);
+    try {
+      const markers = queues.map((queue) => this.keys.queue(queue).marker);
+      await client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000);
+    } catch (error) {
+      if (!signal.aborted) throw unavailable(error, 'wait for work');
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async ack(deliveries: readonly Delivery[]): Promise<void> {
+    const byQueue = groupByQueue(deliveries);
+    await Promise.all(
+      [...byQueue].map(([queue, items]) => this.script('ack', queue, items.flatMap((delivery) => [delivery.id, delivery.deliveries]))),
+    );
+  }
+
+  async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
+    await this.script('requeue', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), Math.max(0, Math.round(options.delay ?? 0)), options.body ?? '']);
+  }
+
+  async deadLetter(delivery: Delivery, reason: string): Promise<void> {
+    await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason]);
+  }
+
+  async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
+    const deadline = Date.now() + this.settings.visibilityTimeout;
+    await Promise.all(
+      [...groupByQueue(deliveries)].map(([queue, items]) =>
+        this.script('extendLeases', queue, [deadline, ...items.flatMap((delivery) => [delivery.id, delivery.deliveries])]),
+      ),
+    );
+  }
+
+  async recoverLapsed(queues: readonly string[]): Promise<RecoveryReport> {
+    const requeued: string[] = [];
+    const dead: DeadLetter[] = [];
+    const now = Date.now();
+    await Promise.all(
+      queues.map(async (queue) => {
+        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [now, this.settings.maxDeliveries, RECOVER_LIMIT]);
+        requeued.push(...ids);
+        for (let i = 0; i < buried.length; i += 4) {
+          dead.push({ id: buried[i] as string, queue, body: buried[i + 1] as string, reason: buried[i + 2] as string, at: Number(buried[i + 3]) });
+        }
+      }),
+    );
+    return { requeued, dead };
+  }
+
+  async listDead(queue: string, options: { offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
+    const keys = this.keys.queue(queue);
+    const offset = options.offset ?? 0;
+    const ids = await this.connection.client.zrange(keys.dead, offset, offset + (options.limit ?? 100) - 1);
+    if (ids.length === 0) return [];
+    const infos = await this.connection.client.hmget(keys.deadInfo, ...ids);
+    return ids.flatMap((id, index) => {
+      const info = infos[index];
+      if (!info) return [];
+      const parsed = JSON.parse(info) as { body: string; reason: string; at: number };
+      return [{ id, queue, body: parsed.body, reason: parsed.reason, at: parsed.at }];
+    });
+  }
+
+  async requeueDead(queue: string, ids: readonly string[] = []): Promise<number> {
+    return this.script<number>('requeueDead', queue, [...ids]);
+  }
+
+  async revoke(revocation: Revocation): Promise<{ removed: boolean }> {
+    const { client } = this.connection;
+    const until = Date.now() + this.settings.revokeTtl;
+    const payload = JSON.stringify(revocation);
+    await client
+      .multi()
+      .zadd(this.keys.revoked, until, revocation.id)
+      .hset(this.keys.revokedInfo, revocation.id, payload)
+      .zremrangebyscore(this.keys.revoked, '-inf', Date.now())
+      .exec();
+    await client.publish(this.keys.revokeChannel, payload);
+    const queues = await client.smembers(this.keys.queues);
+    const removed = await Promise.all(queues.map((queue) => this.script<number>('revoke', queue, [revocation.id])));
+    return { removed: removed.some((count) => count > 0) };
+  }
+
+  async listRevoked(): Promise<Revocation[]> {
+    const { client } = this.connection;
+    const ids = await client.zrangebyscore(this.keys.revoked, Date.now(), '+inf');
+    if (ids.length === 0) return [];
+    const infos = await client.hmget(this.keys.revokedInfo, ...ids);
+    return ids.map((id, index) => {
+      const info = infos[index];
+      return info ? (JSON.parse(info) as Revocation) : { id, terminate: false };
+    });
+  }
+
+  async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
+    return this.connection.subscriber.subscribe(this.keys.revokeChannel, (message) => {
+      try {
+        listener(JSON.parse(message) as Revocation);
+      } catch {
+        // A malformed announcement is ignored; the stored list stays authoritative.
+      }
+    });
+  }
+
+  async stats(queue: string): Promise<QueueStats> {
+    const keys = this.keys.queue(queue);
+    const client = this.connection.client;
+    const [ready, delayed, active, dead] = await Promise.all([client.zcard(keys.ready), client.zcard(keys.delayed), client.zcard(keys.active), client.zcard(keys.dead)]);
+    return { ready, delayed, active, dead };
+  }
+
+  async purge(queue: string): Promise<number> {
+    return this.script<number>('purge', queue, []);
+  }
+
+  async close(): Promise<void> {
+    await this.connection.release();
+  }
+
+  private async nextDue(queues: readonly string[]): Promise<number | undefined> {
+    const heads = await Promise.all(queues.map((queue) => this.connection.client.zrange(this.keys.queue(queue).delayed, 0, 0, 'WITHSCORES')));
+    const dues = heads.filter((head) => head.length === 2).map((head) => Number(head[1]));
+    return dues.length > 0 ? Math.min(...dues) : undefined;
+  }
+
+  private async rememberQueue(queue: string): Promise<void> {
+    await this.connection.client.sadd(this.keys.queues, queue);
+    this.knownQueues.add(queue);
+  }
+
+  private script<T = unknown>(name: ScriptName, queue: string, args: ReadonlyArray<string | number>): Promise<T> {
+    return runScript<T>(this.connection.client, name, queueKeyList(this.keys.queue(queue)), args);
+  }
+}
+
+function groupByQueue(deliveries: readonly Delivery[]): Map<string, Delivery[]> {
+  const byQueue = new Map<string, Delivery[]>();
+  for (const delivery of deliveries) {
+    const list = byQueue.get(delivery.queue) ?? [];
+    list.push(delivery);
+    byQueue.set(delivery.queue, list);
+  }
+  return byQueue;
+}
+
+/** Wraps connection failures in BrokerUnavailableError; passes other errors through. */
+export function unavailable(error: unknown, action: string): unknown {
+  if (error instanceof CeleriacError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const connectionLost =
+    (error instanceof Error && error.name === 'MaxRetriesPerRequestError') || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
+  if (!connectionLost) return error;
+  return new BrokerUnavailableError(`Could not ${action}: Redis is unreachable (${message}). Check that Redis runs and that the broker URL is right.`, { cause: error });
+}

@@ -1,0 +1,71 @@
+/**
+ * Loads the Lua scripts (one per file under `scripts/`, named `<command>-<number of keys>.lua`),
+ * expands `-- #include <fragment>` lines, and registers each on a client, which then calls it by SHA.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+
+/** The scripts this package ships. */
+export type ScriptName =
+  | 'publish'
+  | 'reserve'
+  | 'ack'
+  | 'requeue'
+  | 'deadLetter'
+  | 'extendLeases'
+  | 'recover'
+  | 'revoke'
+  | 'purge'
+  | 'requeueDead'
+  | 'groupDone';
+
+interface ScriptSource {
+  name: ScriptName;
+  keys: number;
+  lua: string;
+}
+
+// The same path works from src/ (tests) and dist/ (built), since the .lua files ship in src/scripts.
+const SCRIPT_DIR = resolve(__dirname, '..', 'src', 'scripts');
+const INCLUDE = /^-- #include (\S+)\s*$/gm;
+
+let cached: ScriptSource[] | undefined;
+
+/** Reads every script once per process. */
+export function loadScripts(dir: string = SCRIPT_DIR): ScriptSource[] {
+  if (cached && dir === SCRIPT_DIR) return cached;
+  const sources = readdirSync(dir)
+    .filter((file) => file.endsWith('.lua'))
+    .map((file): ScriptSource => {
+      const match = /^(.+)-(\d+)\.lua$/.exec(file);
+      if (!match) throw new Error(`Script file ${file} must be named <command>-<keys>.lua`);
+      const lua = readFileSync(join(dir, file), 'utf8').replace(INCLUDE, (_, fragment: string) =>
+        readFileSync(join(dir, 'includes', `${fragment}.lua`), 'utf8'),
+      );
+      return { name: camelCase(match[1] as string) as ScriptName, keys: Number(match[2]), lua };
+    });
+  if (dir === SCRIPT_DIR) cached = sources;
+  return sources;
+}
+
+/** Registers every script as a command on `client`. */
+export function defineScripts(client: Redis): void {
+  for (const script of loadScripts()) client.defineCommand(commandName(script.name), { numberOfKeys: script.keys, lua: script.lua });
+}
+
+/** Calls a registered script. */
+export function runScript<T>(client: Redis, name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<T> {
+  const command = (client as unknown as Record<string, (...params: Array<string | number>) => Promise<T>>)[commandName(name)];
+  if (!command) throw new Error(`Script ${name} is not defined on this client`);
+  return command.call(client, ...keys, ...args);
+}
+
+/** Script methods get a prefix so they never shadow a Redis command of the same name (PUBLISH). */
+function commandName(name: ScriptName): string {
+  return `celeriac_${name}`;
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}

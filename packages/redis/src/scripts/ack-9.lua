@@ -1,0 +1,29 @@
+-- Settles leased messages as done. A stale ack (the lease lapsed and the message was delivered
+-- again) is ignored, so it cannot remove another worker's delivery.
+-- KEYS: the 9 queue keys.
+-- ARGV: n pairs of id, delivery number.
+-- Returns: how many were acked.
+-- #include common
+
+local ids, deliveries = {}, {}
+for i = 1, #ARGV, 2 do
+  ids[#ids + 1] = ARGV[i]
+  deliveries[#deliveries + 1] = ARGV[i + 1]
+end
+local held = leaseCounts(ids, deliveries)
+local acked, metaFields = {}, {}
+for i, id in ipairs(ids) do
+  if held[i] then
+    acked[#acked + 1] = id
+    metaFields[#metaFields + 1] = 'priority:' .. id
+    metaFields[#metaFields + 1] = 'lost:' .. id
+  end
+end
+if #acked == 0 then return 0 end
+for i = 1, #acked, 1000 do
+  local last = math.min(i + 999, #acked)
+  redis.call('ZREM', KEYS[3], unpack(acked, i, last))
+  redis.call('HDEL', KEYS[4], unpack(acked, i, last))
+end
+callInChunks('HDEL', KEYS[5], metaFields)
+return #acked

@@ -1,0 +1,66 @@
+-- Shared helpers, included at load time by `-- #include common`.
+-- Queue KEYS, in every per-queue script: 1 ready, 2 delayed, 3 active, 4 messages, 5 meta, 6 seq,
+-- 7 marker, 8 dead, 9 dead-info.
+
+-- Lua turns numbers into strings with 14 significant digits; scores need all of theirs.
+local function num(n)
+  return string.format('%.0f', n)
+end
+
+-- Calls a variadic command in slices, under Lua's limit on unpacked arguments. `args` holds pairs,
+-- so the slice length is even.
+local function callInChunks(command, key, args)
+  for i = 1, #args, 1000 do
+    redis.call(command, key, unpack(args, i, math.min(i + 999, #args)))
+  end
+end
+
+-- Ready-set score: higher priority first, then the FIFO sequence (exact below 2^53).
+local function readyScore(priority, seq)
+  return num((255 - priority) * 17592186044416 + seq)
+end
+
+-- Puts ids back into the ready set with their stored priorities.
+local function makeReady(ids)
+  if #ids == 0 then return end
+  local fields = {}
+  for i, id in ipairs(ids) do fields[i] = 'priority:' .. id end
+  local priorities = redis.call('HMGET', KEYS[5], unpack(fields))
+  local seq = redis.call('INCRBY', KEYS[6], #ids) - #ids
+  local args = {}
+  for i, id in ipairs(ids) do
+    args[#args + 1] = readyScore(tonumber(priorities[i]) or 0, seq + i)
+    args[#args + 1] = id
+  end
+  callInChunks('ZADD', KEYS[1], args)
+end
+
+-- True when the caller's delivery number still matches the message's (its lease was not lost).
+local function leaseCounts(ids, deliveries)
+  local fields = {}
+  for i, id in ipairs(ids) do fields[i] = 'lost:' .. id end
+  local lost = redis.call('HMGET', KEYS[5], unpack(fields))
+  local held = {}
+  for i = 1, #ids do held[i] = (tonumber(lost[i]) or 0) + 1 == tonumber(deliveries[i]) end
+  return held
+end
+
+-- Removes an id's message and its metadata.
+local function forget(id)
+  redis.call('HDEL', KEYS[4], id)
+  redis.call('HDEL', KEYS[5], 'priority:' .. id, 'lost:' .. id)
+end
+
+-- Moves an active id to the dead-letter set with a reason.
+local function bury(id, reason, now)
+  local body = redis.call('HGET', KEYS[4], id)
+  local priority = redis.call('HGET', KEYS[5], 'priority:' .. id)
+  redis.call('ZREM', KEYS[3], id)
+  redis.call('HSET', KEYS[9], id, cjson.encode({ body = body or '', reason = reason, at = now, priority = tonumber(priority) or 0 }))
+  redis.call('ZADD', KEYS[8], num(now), id)
+  forget(id)
+end
+
+local function wake()
+  redis.call('ZADD', KEYS[7], 0, 'wake')
+end

@@ -1,0 +1,49 @@
+-- Publishes a batch of messages, ready or delayed, and wakes one blocked worker.
+-- KEYS: the 9 queue keys (see includes/common.lua).
+-- ARGV[1] now (epoch ms); ARGV[2] n; then n groups of 5: id, priority, eta (epoch ms, 0 = now),
+--   idempotent ('1' = skip when the id is still waiting or running), body.
+-- Returns: n integers, 1 = published, 0 = duplicate.
+-- #include common
+
+local now = tonumber(ARGV[1])
+local n = tonumber(ARGV[2])
+local results, messages, ready, delayed, meta = {}, {}, {}, {}, {}
+local readyIds, seen = {}, {}
+for i = 1, n do
+  local base = 2 + (i - 1) * 5
+  local id = ARGV[base + 1]
+  if ARGV[base + 4] == '1' and (seen[id] or redis.call('HEXISTS', KEYS[4], id) == 1) then
+    results[i] = 0
+  else
+    results[i] = 1
+    seen[id] = true
+    local priority = tonumber(ARGV[base + 2])
+    local eta = tonumber(ARGV[base + 3])
+    messages[#messages + 1] = id
+    messages[#messages + 1] = ARGV[base + 5]
+    if priority > 0 then
+      meta[#meta + 1] = 'priority:' .. id
+      meta[#meta + 1] = priority
+    end
+    if eta > now then
+      delayed[#delayed + 1] = ARGV[base + 3]
+      delayed[#delayed + 1] = id
+    else
+      readyIds[#readyIds + 1] = { id, priority }
+    end
+  end
+end
+if #messages == 0 then return results end
+callInChunks('HSET', KEYS[4], messages)
+if #meta > 0 then callInChunks('HSET', KEYS[5], meta) end
+if #readyIds > 0 then
+  local seq = redis.call('INCRBY', KEYS[6], #readyIds) - #readyIds
+  for i, entry in ipairs(readyIds) do
+    ready[#ready + 1] = readyScore(entry[2], seq + i)
+    ready[#ready + 1] = entry[1]
+  end
+  callInChunks('ZADD', KEYS[1], ready)
+end
+if #delayed > 0 then callInChunks('ZADD', KEYS[2], delayed) end
+wake()
+return results

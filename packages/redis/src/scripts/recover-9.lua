@@ -1,0 +1,32 @@
+-- Returns messages whose lease lapsed (their worker died or hung) to the queue, counting the lost
+-- delivery, or dead-letters those delivered `maxDeliveries` times.
+-- KEYS: the 9 queue keys.
+-- ARGV[1] now (epoch ms); ARGV[2] maxDeliveries; ARGV[3] most messages to handle.
+-- Returns: { requeued ids, { id, body, reason, at, ... } of dead-lettered ones }.
+-- #include common
+
+local now = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local requeued, dead = {}, {}
+for _, id in ipairs(lapsed) do
+  local delivery = (tonumber(redis.call('HGET', KEYS[5], 'lost:' .. id)) or 0) + 1
+  if delivery >= max then
+    local body = redis.call('HGET', KEYS[4], id) or ''
+    local reason = 'lease lapsed ' .. delivery .. ' times (maxDeliveries ' .. max .. '); its workers died or hung'
+    bury(id, reason, now)
+    dead[#dead + 1] = id
+    dead[#dead + 1] = body
+    dead[#dead + 1] = reason
+    dead[#dead + 1] = ARGV[1]
+  else
+    redis.call('HINCRBY', KEYS[5], 'lost:' .. id, 1)
+    redis.call('ZREM', KEYS[3], id)
+    requeued[#requeued + 1] = id
+  end
+end
+if #requeued > 0 then
+  makeReady(requeued)
+  wake()
+end
+return { requeued, dead }

@@ -1,0 +1,25 @@
+-- Puts dead-lettered messages back into their queue with a fresh delivery count.
+-- KEYS: the 9 queue keys.
+-- ARGV: ids to requeue; none = all.
+-- Returns: how many moved.
+-- #include common
+
+local ids = ARGV
+if #ids == 0 then ids = redis.call('ZRANGE', KEYS[8], 0, -1) end
+local moved = {}
+for _, id in ipairs(ids) do
+  local info = redis.call('HGET', KEYS[9], id)
+  if info then
+    local dead = cjson.decode(info)
+    redis.call('HSET', KEYS[4], id, dead.body)
+    if dead.priority and dead.priority > 0 then redis.call('HSET', KEYS[5], 'priority:' .. id, dead.priority) end
+    redis.call('HDEL', KEYS[9], id)
+    redis.call('ZREM', KEYS[8], id)
+    moved[#moved + 1] = id
+  end
+end
+if #moved > 0 then
+  makeReady(moved)
+  wake()
+end
+return #moved

@@ -1,0 +1,40 @@
+-- Leases up to `count` ready messages, promoting due delayed ones first.
+-- KEYS: the 9 queue keys.
+-- ARGV[1] now (epoch ms); ARGV[2] count; ARGV[3] lease deadline (epoch ms).
+-- Returns: { nextDue or '', id1, body1, deliveries1, id2, ... }; nextDue (the earliest delayed due
+--   time) is set only when nothing was ready, so a worker knows how long it may sleep.
+-- #include common
+
+local now = ARGV[1]
+local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
+if #due > 0 then
+  makeReady(due)
+  for i = 1, #due, 1000 do
+    redis.call('ZREM', KEYS[2], unpack(due, i, math.min(i + 999, #due)))
+  end
+end
+local popped = redis.call('ZPOPMIN', KEYS[1], ARGV[2])
+if #popped == 0 then
+  local nextDue = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return { nextDue[2] or '' }
+end
+local ids, fields, lostFields, active = {}, {}, {}, {}
+for i = 1, #popped, 2 do
+  local id = popped[i]
+  ids[#ids + 1] = id
+  lostFields[#lostFields + 1] = 'lost:' .. id
+  active[#active + 1] = ARGV[3]
+  active[#active + 1] = id
+end
+local bodies = redis.call('HMGET', KEYS[4], unpack(ids))
+local lost = redis.call('HMGET', KEYS[5], unpack(lostFields))
+callInChunks('ZADD', KEYS[3], active)
+-- More may be waiting than this worker took: pass the wake-up on to another idle worker.
+if redis.call('ZCARD', KEYS[1]) > 0 then wake() end
+local out = { '' }
+for i, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = bodies[i] or ''
+  out[#out + 1] = (tonumber(lost[i]) or 0) + 1
+end
+return out

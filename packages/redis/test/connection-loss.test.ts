@@ -1,0 +1,36 @@
+import { BrokerUnavailableError } from 'celeriac';
+import { RedisFixture } from './support/redis-app';
+
+describe('connection loss', () => {
+  let fixture: RedisFixture;
+  beforeEach(() => (fixture = new RedisFixture('conn')));
+  afterEach(() => fixture.cleanup());
+
+  it('loses nothing when the worker connections are killed mid-run', async () => {
+    const workerApp = fixture.app({ visibilityTimeout: '1s' });
+    let runs = 0;
+    let killed: Promise<unknown> | undefined;
+    const admin = fixture.redis();
+    workerApp.task('conn.work', async (n: number) => {
+      runs += 1;
+      // Halfway through, cut every connection of the worker's app.
+      if (runs === 500) killed = admin.client('KILL', 'USER', 'default', 'SKIPME', 'yes');
+      return n;
+    });
+    await workerApp.worker({ concurrency: 20 }).start();
+    const producer = fixture.app();
+    const work = producer.task('conn.work', (n: number) => n);
+    const inputs = Array.from({ length: 2_000 }, (_, n) => n);
+    const results = work.delayMany(inputs.map((n) => [n] as [number]));
+    await expect(Promise.all(results.map((result) => result.get({ timeout: 60_000 })))).resolves.toEqual(inputs);
+    expect(await killed).toBeGreaterThan(0);
+  });
+
+  it('rejects delay() with BrokerUnavailableError, after a bounded retry, when Redis is down', async () => {
+    const app = fixture.app({ broker: 'redis://127.0.0.1:1/0' });
+    const job = app.task('conn.down', () => 1);
+    const result = job.delay();
+    await expect(result.sent).rejects.toBeInstanceOf(BrokerUnavailableError);
+    await expect(result).rejects.toBeInstanceOf(BrokerUnavailableError);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Test fixtures for the Redis package: apps under a random key prefix per test, removed afterwards
+ * (only their own keys: never FLUSHDB), and a helper to wait until a time has passed.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Celeriac, type CeleriacOptions } from 'celeriac';
+
+/** The Redis the tests use; `REDIS_URL` overrides it. */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+
+/** A fresh key prefix for one test. */
+export function freshPrefix(label: string): string {
+  return `celeriac-test:${label}:${randomBytes(4).toString('hex')}`;
+}
+
+/** Creates apps on one prefix and, on `cleanup()`, closes them and deletes the prefix's keys. */
+export class RedisFixture {
+  readonly prefix: string;
+  private readonly apps: Celeriac[] = [];
+  private admin: Redis | undefined;
+
+  constructor(label: string) {
+    this.prefix = freshPrefix(label);
+  }
+
+  /** A new app on this fixture's prefix (each app has its own connections, like a separate process). */
+  app(options: CeleriacOptions = {}): Celeriac {
+    const app = new Celeriac({ broker: REDIS_URL, prefix: this.prefix, ...options });
+    this.apps.push(app);
+    return app;
+  }
+
+  /** A plain client for inspecting keys. */
+  redis(): Redis {
+    this.admin ??= new Redis(REDIS_URL);
+    return this.admin;
+  }
+
+  /** Closes every app and removes every key under the prefix. */
+  async cleanup(): Promise<void> {
+    await Promise.all(this.apps.map((app) => app.close()));
+    const redis = this.redis();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+    await redis.quit();
+  }
+}
+
+/** Resolves once the clock has passed `time` (epoch ms): waiting for a deadline, e.g. a lease. */
+export function untilAfter(time: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (Date.now() > time ? resolve() : setTimeout(check, time - Date.now() + 1));
+    check();
+  });
+}
