@@ -7,6 +7,7 @@ export {
   BrokerUnavailableError,
   CeleriacError,
   currentTask,
+  maybeCurrentTask,
   MaxRetriesExceededError,
   SerializationError,
   Signature,

@@ -38,7 +38,8 @@ export class CeleriacCore implements TaskSender, ResultSource {
   readonly clientId = randomUUID();
   private brokerInstance: Broker | undefined;
   private backendInstance: ResultBackend | undefined;
-  private readonly publisher = new Publisher(() => this.broker);
+  // Not `this.broker`: close() flushes pending publishes after the app is marked closed.
+  private readonly publisher = new Publisher(() => this.connectBroker());
   private readonly closeables = new Set<Closeable>();
   private closing: Promise<void> | undefined;
 
@@ -52,8 +53,7 @@ export class CeleriacCore implements TaskSender, ResultSource {
   /** The broker, connected on first use. */
   get broker(): Broker {
     this.assertOpen();
-    this.brokerInstance ??= typeof this.options.broker === 'string' ? this.createBroker(new URL(this.options.broker), this.brokerSettings()) : this.options.broker;
-    return this.brokerInstance;
+    return this.connectBroker();
   }
 
   /** The result backend, connected on first use. */
@@ -207,6 +207,11 @@ export class CeleriacCore implements TaskSender, ResultSource {
     if (this.brokerInstance) closing.push(this.brokerInstance.close());
     if (this.backendInstance && (this.backendInstance as unknown) !== this.brokerInstance) closing.push(this.backendInstance.close());
     await Promise.all(closing);
+  }
+
+  private connectBroker(): Broker {
+    this.brokerInstance ??= typeof this.options.broker === 'string' ? this.createBroker(new URL(this.options.broker), this.brokerSettings()) : this.options.broker;
+    return this.brokerInstance;
   }
 
   private checkUrl(target: string, what: 'broker' | 'backend'): void {

@@ -70,7 +70,11 @@ export interface ResultBackend {
    * `sentHere` tells that this client published the task (its notices come to this client directly).
    */
   waitFor(id: string, signal?: AbortSignal, options?: WaitOptions): Promise<TaskRecord>;
-  /** Calls `listener` on every stored state change of `id` (progress, retries); returns an unsubscribe function. */
+  /**
+   * Calls `listener` on every stored state change of `id` (progress, retries) of a task this client
+   * sent (records whose `replyTo` is this client); for other tasks an implementation may report only
+   * the ready state. Returns an unsubscribe function.
+   */
   onChange?(id: string, listener: (record: TaskRecord) => void): () => void;
   /** Deletes a task's record. */
   forget(ids: readonly string[]): Promise<void>;

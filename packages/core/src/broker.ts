@@ -10,6 +10,7 @@
  *                                             └ lease lapsed ─────┤
  *                                               (deliveries++)    └── deadLetter ──► dead
  */
+import type { ResultBackend } from './backend';
 import type { Envelope } from './message';
 
 /** What happened to one published envelope. */
@@ -110,6 +111,11 @@ export interface Broker {
   purge(queue: string): Promise<number>;
   /** Releases connections and timers. */
   close(): Promise<void>;
+  /**
+   * True when a record written to `backend` and an ack sent right after it are applied in that
+   * order (one connection, or one process), so a worker may send both without waiting in between.
+   */
+  acksAfterStores?(backend: ResultBackend): boolean;
 }
 
 /** How many messages a queue holds in each place. */

@@ -43,7 +43,8 @@ export class Codec {
    * @throws SerializationError naming the path of the first value that cannot travel.
    */
   stringify(value: unknown, label: string): string {
-    this.assertSerializable(value, label);
+    // Plain JSON data (the common case) skips superjson's second walk; the text has the same shape.
+    if (this.inspect(value, label) === 'plain') return JSON.stringify({ json: value });
     try {
       return this.superjson.stringify(value);
     } catch (error) {
@@ -56,40 +57,53 @@ export class Codec {
    * @param label - when given, the value is checked first (see {@link Codec.assertSerializable}).
    */
   serialize(value: unknown, label?: string): SerializedValue {
-    if (label !== undefined) this.assertSerializable(value, label);
+    if (label !== undefined && this.inspect(value, label) === 'plain') return { json: value };
     const { json, meta } = this.superjson.serialize(value);
     return meta === undefined ? { json } : { json, meta };
   }
 
   /** Reverses {@link Codec.serialize}. */
   deserialize(data: SerializedValue): unknown {
+    if (data.meta === undefined) return data.json;
     return this.superjson.deserialize(data as Parameters<SuperJSON['deserialize']>[0]);
   }
 
   /** Reverses {@link Codec.stringify}. */
   parse(text: string): unknown {
-    return this.superjson.parse(text);
+    return this.deserialize(JSON.parse(text) as SerializedValue);
   }
 
   /**
    * Throws a {@link SerializationError} when `value` holds something that would not arrive intact.
    */
   assertSerializable(value: unknown, label: string): void {
-    const problem = this.findProblem(value, '', new Set());
-    if (problem) {
-      throw new SerializationError(
-        `Cannot serialize ${label}${problem.path ? ` at ${problem.path}` : ''}: ${problem.reason}`,
-      );
-    }
+    this.inspect(value, label);
   }
 
-  private findProblem(value: unknown, path: string, seen: Set<object>): { path: string; reason: string } | undefined {
+  /**
+   * Checks a value and tells whether it is plain JSON data (`'plain'`) or needs superjson (`'rich'`).
+   * @throws SerializationError naming the path of the first value that cannot travel.
+   */
+  inspect(value: unknown, label: string): 'plain' | 'rich' {
+    const walk = { rich: false, seen: new Set<object>() };
+    const problem = this.findProblem(value, '', walk);
+    if (problem) {
+      throw new SerializationError(`Cannot serialize ${label}${problem.path ? ` at ${problem.path}` : ''}: ${problem.reason}`);
+    }
+    return walk.rich ? 'rich' : 'plain';
+  }
+
+  private findProblem(value: unknown, path: string, walk: Walk): Problem | undefined {
     switch (typeof value) {
       case 'string':
-      case 'number':
       case 'boolean':
+        return undefined;
+      case 'number':
+        if (!Number.isFinite(value) || Object.is(value, -0)) walk.rich = true;
+        return undefined;
       case 'bigint':
       case 'undefined':
+        walk.rich = true;
         return undefined;
       case 'function':
         return { path, reason: 'it is a function. Tasks receive data, not code; pass a task name or a signature instead.' };
@@ -100,33 +114,51 @@ export class Codec {
     }
     if (value === null) return undefined;
     const object = value as object;
-    if (seen.has(object)) return undefined;
+    if (walk.seen.has(object)) {
+      walk.rich = true; // shared or circular references: superjson restores them
+      return undefined;
+    }
+    const proto: unknown = Object.getPrototypeOf(object);
+    if (proto === Object.prototype || proto === null) {
+      walk.seen.add(object);
+      for (const key in object) {
+        const problem = this.findProblem((object as Record<string, unknown>)[key], `${path}.${key}`, walk);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    if (Array.isArray(object)) {
+      walk.seen.add(object);
+      for (let index = 0; index < object.length; index += 1) {
+        const problem = this.findProblem(object[index], `${path}[${index}]`, walk);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    walk.rich = true;
     if (this.customCheckers.some((check) => check(object))) return undefined;
-    if (object instanceof Date || object instanceof RegExp || object instanceof URL) return undefined;
-    if (object instanceof Error) return undefined;
-    seen.add(object);
-    if (Array.isArray(object)) return this.findInEntries(object.map((item, index) => [`[${index}]`, item]), path, seen);
-    if (object instanceof Set) return this.findInEntries([...object].map((item, index) => [`<set item ${index}>`, item]), path, seen);
+    if (object instanceof Date || object instanceof RegExp || object instanceof URL || object instanceof Error) return undefined;
+    walk.seen.add(object);
+    if (object instanceof Set) return this.findInEntries([...object].map((item, index) => [`<set item ${index}>`, item]), path, walk);
     if (object instanceof Map) {
       const entries: Array<[string, unknown]> = [];
       for (const [key, item] of object) entries.push([`<map key ${String(key)}>`, key], [`.get(${String(key)})`, item]);
-      return this.findInEntries(entries, path, seen);
+      return this.findInEntries(entries, path, walk);
     }
-    const proto: unknown = Object.getPrototypeOf(object);
-    const plain = proto === Object.prototype || proto === null;
-    if (!plain && !this.isRegisteredInstance(object)) {
+    if (!this.isRegisteredInstance(object)) {
       const className = (object as { constructor?: { name?: string } }).constructor?.name ?? 'anonymous class';
-      return {
-        path,
-        reason: `it is an instance of ${className}, which would arrive as a plain object. Pass plain data, or register the class with app.registerType(${className}).`,
-      };
+      const fix =
+        ArrayBuffer.isView(object) || object instanceof ArrayBuffer
+          ? 'Register a serializer for it with app.registerSerializer(name, { isApplicable, serialize, deserialize }), or pass e.g. a base64 string.'
+          : `Pass plain data, or register the class with app.registerType(${className}).`;
+      return { path, reason: `it is an instance of ${className}, which would arrive as a plain object. ${fix}` };
     }
-    return this.findInEntries(Object.entries(object).map(([key, item]) => [`.${key}`, item]), path, seen);
+    return this.findInEntries(Object.entries(object).map(([key, item]) => [`.${key}`, item]), path, walk);
   }
 
-  private findInEntries(entries: Array<[string, unknown]>, path: string, seen: Set<object>) {
+  private findInEntries(entries: Array<[string, unknown]>, path: string, walk: Walk): Problem | undefined {
     for (const [step, item] of entries) {
-      const problem = this.findProblem(item, path + step, seen);
+      const problem = this.findProblem(item, path + step, walk);
       if (problem) return problem;
     }
     return undefined;
@@ -136,6 +168,16 @@ export class Codec {
     for (const cls of this.registeredClasses) if (object instanceof cls) return true;
     return false;
   }
+}
+
+interface Walk {
+  rich: boolean;
+  seen: Set<object>;
+}
+
+interface Problem {
+  path: string;
+  reason: string;
 }
 
 /** JSON-safe data. */

@@ -3,6 +3,7 @@
  * TypeScript's legacy decorators, in a WeakMap for standard decorators); `app.register(instance)`
  * turns the decorated methods of an instance into task handles.
  */
+import { CeleriacError } from './errors';
 import type { TaskOptions } from './options';
 import type { TaskFunction, TaskHandle } from './task';
 
@@ -36,7 +37,10 @@ export function task(options: TaskDecoratorOptions = {}) {
       return;
     }
     if (!reflect.defineMetadata) {
-      throw new TypeError('@task needs reflect-metadata with experimentalDecorators: add `import "reflect-metadata"` at the top of your entry file.');
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        '@task needs reflect-metadata with experimentalDecorators: add `import "reflect-metadata"` at the top of your entry file.',
+      );
     }
     reflect.defineMetadata(METADATA_KEY, options, target, context);
   } as MethodDecoratorLike;

@@ -23,6 +23,7 @@ export type CeleriacErrorCode =
   | 'CELERIAC_NO_TASK_CONTEXT'
   | 'CELERIAC_NO_TASKS'
   | 'CELERIAC_UNSUPPORTED_URL'
+  | 'CELERIAC_INVALID_STATE'
   | 'CELERIAC_CLOSED';
 
 /** Base class of every error Celeriac throws; branch on `code`. */

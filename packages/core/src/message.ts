@@ -73,8 +73,11 @@ const SIGNED_PREFIX = 'hmac-sha256:';
 
 /** Encodes a message to text; throws SerializationError or CELERIAC_MESSAGE_TOO_LARGE. */
 export function encodeMessage(codec: Codec, message: TaskMessage, options: MessageCodecOptions = {}): string {
-  message.args.forEach((arg, index) => codec.assertSerializable(arg, `argument ${index + 1} of ${message.task}`));
-  const wire: WireMessage = { ...message, args: codec.serialize(message.args) };
+  let rich = false;
+  message.args.forEach((arg, index) => {
+    if (codec.inspect(arg, `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
+  });
+  const wire: WireMessage = { ...message, args: rich ? codec.serialize(message.args) : { json: message.args } };
   const json = JSON.stringify(wire);
   const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {

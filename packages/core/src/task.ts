@@ -3,6 +3,7 @@
  * function here and now) and sends the task with `delay`, `applyAsync`, `delayMany`, `s` and `si`.
  */
 import type { AsyncResult } from './async-result';
+import { CeleriacError } from './errors';
 import type { ApplyOptions, TaskOptions } from './options';
 import { Signature, type SignatureSender } from './signature';
 
@@ -55,8 +56,12 @@ export function createTaskHandle<F extends TaskFunction>(
     options: Object.freeze({ ...options }),
     delay: (...args: A) => sender.applyTask<R>(name, args, undefined),
     applyAsync: (args: A, callOptions?: ApplyOptions) => sender.applyTask<R>(name, args, callOptions),
-    delayMany: (argsList: readonly A[], callOptions?: ApplyOptions) =>
-      argsList.map((args) => sender.applyTask<R>(name, args, callOptions)),
+    delayMany: (argsList: readonly A[], callOptions?: ApplyOptions) => {
+      if (callOptions?.taskId !== undefined) {
+        throw new CeleriacError('CELERIAC_INVALID_OPTION', `delayMany cannot take a taskId: every call needs its own id. Use applyAsync for each call instead.`);
+      }
+      return argsList.map((args) => sender.applyTask<R>(name, args, callOptions));
+    },
     s: (...args: ArgsTail<A>) => new Signature<R>(sender, { task: name, args: [...args], options: {}, immutable: false }),
     si: (...args: A) => new Signature<R>(sender, { task: name, args: [...args], options: {}, immutable: true }),
   };

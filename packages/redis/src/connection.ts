@@ -1,9 +1,11 @@
 /**
  * One Redis connection set per URL, shared by the broker and the backend of an app: a command
- * client (auto-pipelined, so calls made in the same tick share a round trip), and, only when
- * needed, a blocking client for idle workers and a subscriber for notifications.
+ * client, and, only when needed, a blocking client for idle workers and a subscriber for
+ * notifications. Batching is explicit (the publisher and the worker's settler gather a tick's work
+ * into one script call or pipeline): ioredis's auto-pipelining would add a tick to every round trip.
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { closeClient } from './close-client';
 import { defineScripts } from './scripts';
 import { Subscriber } from './subscriber';
 
@@ -30,7 +32,7 @@ export class RedisConnection {
     options: RedisConnectionOptions = {},
   ) {
     this.client = new Redis(url, {
-      enableAutoPipelining: true,
+      enableAutoPipelining: false,
       maxRetriesPerRequest: RETRIES_PER_COMMAND,
       retryStrategy: (times) => Math.min(times * 100, 1_000),
       lazyConnect: false,
@@ -89,6 +91,6 @@ export class RedisConnection {
     if (this.users > 0) return;
     this.resetBlocking();
     await this.subscriberInstance?.close();
-    await this.client.quit().catch(() => this.client.disconnect());
+    await closeClient(this.client);
   }
 }

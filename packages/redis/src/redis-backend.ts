@@ -4,6 +4,7 @@
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
 import {
+  CeleriacError,
   isReadyState,
   type BackendSettings,
   type Codec,
@@ -16,7 +17,10 @@ import type { RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
 
-type Waiter = (record: TaskRecord) => void;
+interface Waiter {
+  (record: TaskRecord): void;
+  fail(error: unknown): void;
+}
 
 /** A ResultBackend on Redis. */
 export class RedisBackend implements ResultBackend {
@@ -37,26 +41,30 @@ export class RedisBackend implements ResultBackend {
   }
 
   async store(entries: readonly StoreEntry[]): Promise<void> {
-    // Within one batch only the last record of a task matters (e.g. STARTED then SUCCESS).
+    // Within one batch only the last record of a task is written (e.g. STARTED then SUCCESS), but
+    // the sender hears of every state.
     const latest = new Map<string, StoreEntry>();
     for (const entry of entries) latest.set(entry.record.id, entry);
-    const client = this.connection.client;
+    const pipeline = this.connection.client.pipeline();
     const replies = new Map<string, Array<[string, string]>>();
     const finished: string[] = [];
-    const writes: Array<Promise<unknown>> = [];
-    for (const entry of latest.values()) {
+    for (const entry of entries) {
+      const last = latest.get(entry.record.id) === entry;
+      if (!last && entry.replyTo === undefined) continue;
       const text = this.codec.stringify(entry.record, `the record of task ${entry.record.id}`);
-      writes.push(client.set(this.keys.result(entry.record.id), text, 'PX', Math.max(1, Math.round(entry.ttl))));
+      if (last) pipeline.set(this.keys.result(entry.record.id), text, 'PX', Math.max(1, Math.round(entry.ttl)));
       if (entry.replyTo !== undefined) {
         const list = replies.get(entry.replyTo) ?? [];
         list.push([entry.record.id, text]);
         replies.set(entry.replyTo, list);
       }
-      if (isReadyState(entry.record.state)) finished.push(entry.record.id);
+      if (last && isReadyState(entry.record.state)) finished.push(entry.record.id);
     }
-    for (const [clientId, list] of replies) writes.push(client.publish(this.keys.replyChannel(clientId), JSON.stringify(list)));
-    if (finished.length > 0) writes.push(client.publish(this.keys.doneChannel, JSON.stringify(finished)));
-    await Promise.all(writes);
+    for (const [clientId, list] of replies) pipeline.publish(this.keys.replyChannel(clientId), JSON.stringify(list));
+    if (finished.length > 0) pipeline.publish(this.keys.doneChannel, JSON.stringify(finished));
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error);
+    if (failed) throw failed[0];
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
@@ -78,6 +86,7 @@ export class RedisBackend implements ResultBackend {
     if (foreign) await this.addForeignWait();
     try {
       return await new Promise<TaskRecord>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
         const set = this.waiters.get(id) ?? new Set<Waiter>();
         this.waiters.set(id, set);
         const cleanup = () => {
@@ -85,10 +94,18 @@ export class RedisBackend implements ResultBackend {
           if (set.size === 0) this.waiters.delete(id);
           signal?.removeEventListener('abort', onAbort);
         };
-        const waiter: Waiter = (record) => {
-          cleanup();
-          resolve(record);
-        };
+        const waiter: Waiter = Object.assign(
+          (record: TaskRecord) => {
+            cleanup();
+            resolve(record);
+          },
+          {
+            fail: (error: unknown) => {
+              cleanup();
+              reject(error);
+            },
+          },
+        );
         const onAbort = () => {
           cleanup();
           reject(signal?.reason);
@@ -128,13 +145,24 @@ export class RedisBackend implements ResultBackend {
     return { done, completed: completed === 1 };
   }
 
+  /** True when this backend talks over `connection`. */
+  sharesConnection(connection: RedisConnection): boolean {
+    return this.connection === connection;
+  }
+
   async close(): Promise<void> {
+    const closed = new CeleriacError('CELERIAC_CLOSED', 'The app was closed while waiting for this result; the task itself is unaffected.');
+    for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.fail(closed);
     this.waiters.clear();
     this.listeners.clear();
     await this.connection.release();
   }
 
   private ensureReplySubscription(): Promise<unknown> {
+    if (!this.replySubscription) {
+      // Notices sent while the subscriber was disconnected are lost: re-read what is awaited.
+      this.connection.subscriber.onReconnect(() => this.recheckWaiters());
+    }
     this.replySubscription ??= this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => {
       for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
         if (!this.waiters.has(id) && !this.listeners.has(id)) continue;
@@ -160,6 +188,15 @@ export class RedisBackend implements ResultBackend {
     const subscription = this.doneSubscription;
     this.doneSubscription = undefined;
     await (await subscription)();
+  }
+
+  private recheckWaiters(): void {
+    const ids = [...new Set([...this.waiters.keys(), ...this.listeners.keys()])];
+    if (ids.length === 0) return;
+    this.getMany(ids).then(
+      (records) => records.forEach((record) => record && this.deliver(record)),
+      () => undefined,
+    );
   }
 
   private deliver(record: TaskRecord): void {

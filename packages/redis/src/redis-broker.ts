@@ -15,8 +15,10 @@ import {
   type PublishOutcome,
   type QueueStats,
   type RecoveryReport,
+  type ResultBackend,
   type Revocation,
 } from '@celeriac/core';
+import { RedisBackend } from './redis-backend';
 import type { RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
 import { runScript, type ScriptName } from './scripts';
@@ -32,6 +34,9 @@ const MAX_BLOCK_MS = 10_000;
 export class RedisBroker implements Broker {
   private readonly keys: KeySpace;
   private readonly knownQueues = new Set<string>();
+  private closed = false;
+  /** The earliest delayed due time seen by the last reserve that found nothing, to size the next wait. */
+  private idleHint: { queues: string; nextDue: number | undefined } | undefined;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -78,31 +83,49 @@ export class RedisBroker implements Broker {
   async reserve(queues: readonly string[], count: number): Promise<Delivery[]> {
     const deliveries: Delivery[] = [];
     const now = Date.now();
+    let nextDue: number | undefined;
     for (const queue of queues) {
       if (deliveries.length >= count) break;
       const reply = await this.script<Array<string | number>>('reserve', queue, [now, count - deliveries.length, now + this.settings.visibilityTimeout]);
+      if (reply[0] !== '' && reply[0] !== undefined) nextDue = Math.min(nextDue ?? Infinity, Number(reply[0]));
       for (let i = 1; i < reply.length; i += 3) {
         deliveries.push({ id: String(reply[i]), queue, body: String(reply[i + 1]), deliveries: Number(reply[i + 2]) });
       }
     }
+    this.idleHint = deliveries.length === 0 ? { queues: queues.join(','), nextDue } : undefined;
     return deliveries;
   }
 
   async waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return;
-    const nextDue = await this.nextDue(queues);
-    if (signal.aborted || (nextDue !== undefined && nextDue <= Date.now())) return;
+    if (signal.aborted || this.closed) return;
+    // A reserve that just found nothing already told the next due time; a message published since
+    // then sets the wake-up marker, so the hint cannot make us miss it.
+    const hint = this.idleHint?.queues === queues.join(',') ? this.idleHint : undefined;
+    this.idleHint = undefined;
+    let nextDue = hint ? hint.nextDue : await this.nextDue(queues);
+    const markers = queues.map((queue) => this.keys.queue(queue).marker);
+    for (;;) {
+      if (signal.aborted || this.closed || (nextDue !== undefined && nextDue <= Date.now())) return;
+      const popped = await this.block(markers, nextDue, signal);
+      // A marker scored in the future announces a delayed message: sleep until then instead.
+      if (popped === undefined || popped <= Date.now()) return;
+      nextDue = Math.min(nextDue ?? Infinity, popped);
+    }
+  }
+
+  /** Blocks on the wake-up markers until one is set, the next due time, or the signal; returns the marker's score. */
+  private async block(markers: string[], nextDue: number | undefined, signal: AbortSignal): Promise<number | undefined> {
     const client = this.connection.blocking();
     const onAbort = () => void this.connection.unblock();
     signal.addEventListener('abort', onAbort, { once: true });
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
-    const wakeIn = Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now());
-    const timer = setTimeout(onAbort, wakeIn);
+    const timer = setTimeout(onAbort, Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()));
     try {
-      const markers = queues.map((queue) => this.keys.queue(queue).marker);
-      await client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000);
+      const reply = await client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000);
+      return reply ? Number(reply[2]) : undefined;
     } catch (error) {
-      if (!signal.aborted) throw unavailable(error, 'wait for work');
+      if (signal.aborted || this.closed) return undefined;
+      throw unavailable(error, 'wait for work');
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -206,22 +229,34 @@ export class RedisBroker implements Broker {
 
   async stats(queue: string): Promise<QueueStats> {
     const keys = this.keys.queue(queue);
-    const client = this.connection.client;
-    const [ready, delayed, active, dead] = await Promise.all([client.zcard(keys.ready), client.zcard(keys.delayed), client.zcard(keys.active), client.zcard(keys.dead)]);
-    return { ready, delayed, active, dead };
+    const results = (await this.connection.client.pipeline().zcard(keys.ready).zcard(keys.delayed).zcard(keys.active).zcard(keys.dead).exec()) ?? [];
+    const [ready, delayed, active, dead] = results.map(([error, count]) => {
+      if (error) throw error;
+      return Number(count);
+    });
+    return { ready: ready ?? 0, delayed: delayed ?? 0, active: active ?? 0, dead: dead ?? 0 };
   }
 
   async purge(queue: string): Promise<number> {
     return this.script<number>('purge', queue, []);
   }
 
+  acksAfterStores(backend: ResultBackend): boolean {
+    // Same connection: Redis applies the record's SET before the ack script sent after it.
+    return backend instanceof RedisBackend && backend.sharesConnection(this.connection);
+  }
+
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.connection.release();
   }
 
   private async nextDue(queues: readonly string[]): Promise<number | undefined> {
-    const heads = await Promise.all(queues.map((queue) => this.connection.client.zrange(this.keys.queue(queue).delayed, 0, 0, 'WITHSCORES')));
-    const dues = heads.filter((head) => head.length === 2).map((head) => Number(head[1]));
+    const pipeline = this.connection.client.pipeline();
+    for (const queue of queues) pipeline.zrange(this.keys.queue(queue).delayed, 0, 0, 'WITHSCORES');
+    const heads = (await pipeline.exec()) ?? [];
+    const dues = heads.map(([, head]) => head as string[]).filter((head) => head?.length === 2).map((head) => Number(head[1]));
     return dues.length > 0 ? Math.min(...dues) : undefined;
   }
 

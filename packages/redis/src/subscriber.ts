@@ -1,5 +1,10 @@
-/** One pub/sub connection shared by every listener of an app, with per-channel handlers. */
+/**
+ * One pub/sub connection shared by every listener of an app, with per-channel handlers. Messages
+ * published while the connection was down are lost, so listeners hear about every reconnect and
+ * can re-read what they wait for.
+ */
 import type { Redis } from 'ioredis';
+import { closeClient } from './close-client';
 
 type Handler = (message: string) => void;
 
@@ -8,6 +13,8 @@ export class Subscriber {
   private readonly client: Redis;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending = new Map<string, Promise<unknown>>();
+  private readonly reconnectListeners = new Set<() => void>();
+  private connectedBefore = false;
 
   constructor(parent: Redis) {
     this.client = parent.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null });
@@ -15,6 +22,23 @@ export class Subscriber {
     this.client.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
+    this.client.on('ready', () => {
+      if (!this.connectedBefore) {
+        this.connectedBefore = true;
+        return;
+      }
+      // ioredis re-subscribes on reconnect; a PING answered after those SUBSCRIBEs tells they are done.
+      this.client.ping().then(
+        () => this.reconnectListeners.forEach((listener) => listener()),
+        () => undefined,
+      );
+    });
+  }
+
+  /** Calls `listener` after each reconnect, once the subscriptions are back. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   /** Adds a handler; resolves once Redis confirmed the subscription. Returns the unsubscribe function. */
@@ -39,6 +63,6 @@ export class Subscriber {
   /** Closes the connection. */
   async close(): Promise<void> {
     this.handlers.clear();
-    await this.client.quit().catch(() => this.client.disconnect());
+    await closeClient(this.client);
   }
 }

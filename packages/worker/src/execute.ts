@@ -13,6 +13,7 @@ import {
   type TaskMessage,
   type TaskState,
 } from '@celeriac/core';
+import type { RunSignal } from './run-signal';
 
 /** How one run ended. */
 export type ExecutionResult =
@@ -25,8 +26,8 @@ export interface ExecuteInput {
   definition: TaskDefinition;
   deliveries: number;
   maxRetries: number;
-  /** Aborts the run from outside (revoke with terminate, shutdown). */
-  stop: AbortSignal;
+  /** The run's abort signal; the worker aborts it on revoke with terminate and on shutdown. */
+  stop: RunSignal;
   softTimeLimit: number | undefined;
   timeLimit: number | undefined;
   /** Stores a state change of this task (progress, custom states). */
@@ -35,29 +36,8 @@ export interface ExecuteInput {
 
 /** Runs the task; never throws. */
 export async function execute(input: ExecuteInput): Promise<ExecutionResult> {
-  const { message, definition, softTimeLimit, timeLimit } = input;
-  const controller = new AbortController();
-  const abort = (reason: unknown) => {
-    if (!controller.signal.aborted) controller.abort(reason);
-  };
-  const onStop = () => abort(input.stop.reason);
-  input.stop.addEventListener('abort', onStop, { once: true });
-  const timers: NodeJS.Timeout[] = [];
-  if (softTimeLimit !== undefined) timers.push(setTimeout(() => abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit));
-  let onHardLimit: (error: TimeLimitExceededError) => void = () => undefined;
-  const hardLimit = new Promise<ExecutionResult>((resolve) => {
-    onHardLimit = (error) => resolve({ kind: 'failure', error, timedOut: true });
-  });
-  if (timeLimit !== undefined) {
-    timers.push(
-      setTimeout(() => {
-        const error = new TimeLimitExceededError(timeLimit);
-        abort(error);
-        onHardLimit(error);
-      }, timeLimit),
-    );
-  }
-  const context = createContext(input, controller.signal);
+  const { message, definition, softTimeLimit, timeLimit, stop } = input;
+  const context = createContext(input);
   const run = (async (): Promise<ExecutionResult> => {
     try {
       const value = await runWithTaskContext(context, () => definition.fn(...message.args));
@@ -66,17 +46,31 @@ export async function execute(input: ExecuteInput): Promise<ExecutionResult> {
       return { kind: 'failure', error, timedOut: false };
     }
   })();
+  if (softTimeLimit === undefined && timeLimit === undefined) return run;
+  let soft: NodeJS.Timeout | undefined;
+  let hard: NodeJS.Timeout | undefined;
+  if (softTimeLimit !== undefined) soft = setTimeout(() => stop.abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit);
+  const hardLimit =
+    timeLimit === undefined
+      ? undefined
+      : new Promise<ExecutionResult>((resolve) => {
+          hard = setTimeout(() => {
+            const error = new TimeLimitExceededError(timeLimit);
+            stop.abort(error);
+            resolve({ kind: 'failure', error, timedOut: true });
+          }, timeLimit);
+        });
   try {
     // An inline run cannot be killed: past the hard limit it is abandoned (its signal has aborted).
-    return await Promise.race([run, hardLimit]);
+    return await (hardLimit ? Promise.race([run, hardLimit]) : run);
   } finally {
-    for (const timer of timers) clearTimeout(timer);
-    input.stop.removeEventListener('abort', onStop);
+    clearTimeout(soft);
+    clearTimeout(hard);
   }
 }
 
-function createContext(input: ExecuteInput, signal: AbortSignal): TaskContext {
-  const { message } = input;
+function createContext(input: ExecuteInput): TaskContext {
+  const { message, stop } = input;
   return {
     id: message.id,
     name: message.task,
@@ -88,7 +82,9 @@ function createContext(input: ExecuteInput, signal: AbortSignal): TaskContext {
     headers: message.headers,
     parentId: message.parentId,
     rootId: message.rootId,
-    signal,
+    get signal() {
+      return stop.signal;
+    },
     progress: (meta) => input.report('PROGRESS', meta),
     setState: (state, meta) => input.report(state, meta),
     retry: (options: RetryOptions = {}) => {

@@ -25,7 +25,8 @@ export interface WorkerOptions {
    */
   pool?: PoolKind;
   /**
-   * Most tasks reserved per round trip to the broker.
+   * How many tasks the worker reserves ahead of its free slots, so the next ones are on hand when a
+   * task ends. Use 0 for long tasks, so that waiting tasks stay free for other workers.
    * @defaultValue `concurrency`
    */
   prefetch?: number;
@@ -62,7 +63,7 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
   const concurrency = options.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1) throw invalid('concurrency', concurrency, 'an integer of at least 1');
   const prefetch = options.prefetch ?? concurrency;
-  if (!Number.isInteger(prefetch) || prefetch < 1) throw invalid('prefetch', prefetch, 'an integer of at least 1');
+  if (!Number.isInteger(prefetch) || prefetch < 0) throw invalid('prefetch', prefetch, 'an integer of at least 0');
   const queues = options.queues ?? [defaultQueue];
   if (queues.length === 0) throw invalid('queues', queues, 'at least one queue name');
   const pool = options.pool ?? 'inline';

@@ -9,6 +9,7 @@ import {
   optionalMilliseconds,
   toRemoteError,
   UnknownTaskError,
+  type Broker,
   type Delivery,
   type StoreEntry,
   type TaskDefinition,
@@ -18,6 +19,7 @@ import {
 } from '@celeriac/core';
 import { execute, type ExecutionResult } from './execute';
 import type { Logger } from './logger';
+import type { RunSignal } from './run-signal';
 import { decideRetry } from './retry-policy';
 import type { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
@@ -25,14 +27,29 @@ import type { WorkerApp } from './worker-app';
 /** What running a delivery needs from the worker. */
 export interface RunContext {
   app: WorkerApp;
+  /** The broker, as the worker opened it (the app's getter refuses calls once the app is closing). */
+  broker: Broker;
   settler: Settler;
   logger: Logger;
   hostname: string;
   isRevoked(id: string): boolean;
+  /** Called once the task function is done (or will not run), so its slot can take the next task. */
+  released(id: string): void;
 }
 
-/** Runs one delivery to its end; never throws. `stop` aborts the run (terminate, shutdown). */
-export async function runDelivery(run: RunContext, delivery: Delivery, stop: AbortSignal): Promise<void> {
+/**
+ * Runs one delivery to its end; throws only when settling failed (the lease then brings the task
+ * back). `stop` aborts the run (terminate, shutdown).
+ */
+export async function runDelivery(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
+  try {
+    await prepareAndRun(run, delivery, stop);
+  } finally {
+    run.released(delivery.id);
+  }
+}
+
+async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
   const { app, logger } = run;
   let message: TaskMessage;
   try {
@@ -40,7 +57,7 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Abo
   } catch (error) {
     const reason = `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
-    await app.broker.deadLetter(delivery, reason);
+    await run.broker.deadLetter(delivery, reason);
     // A forged message must not be able to write over a real task's record.
     if ((error as CeleriacError).code !== 'CELERIAC_BAD_SIGNATURE') {
       await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
@@ -54,7 +71,7 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Abo
     const error = new UnknownTaskError(message.task);
     logger.error({ id: message.id, task: message.task }, error.message);
     await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })));
-    await app.broker.deadLetter(delivery, `unknown task ${message.task}`);
+    await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
     return;
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
@@ -79,6 +96,9 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Abo
     },
   });
   finished = true;
+  run.released(delivery.id);
+  // Handed back to the queue at shutdown: another delivery owns the outcome now.
+  if (stop.abandoned) return;
   const duration = Date.now() - started;
   if (stop.aborted && run.isRevoked(message.id)) return revoke(run, delivery, message, 'terminated');
   await settle(run, delivery, message, definition, maxRetries, checkResult(run, message, result), duration);
@@ -105,9 +125,9 @@ async function settle(
   }
   const decision = decideRetry({ error: result.error, taskName: message.task, options: definition.options, retries: message.retries, maxRetries, final: result.final === true });
   if (decision.retry) {
-    const body = encodeMessage(app.codec, { ...message, retries: message.retries + 1 }, { secret: app.options.secret });
+    const body = encodeMessage(app.codec, { ...message, retries: message.retries + 1 }, { secret: app.options.secret, maxBytes: app.options.maxMessageSize });
     await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { task: message.task, retries: message.retries, error: toRemoteError(decision.error), meta: { countdown: decision.delay } })));
-    await app.broker.requeue(delivery, { delay: decision.delay, body });
+    await run.broker.requeue(delivery, { delay: decision.delay, body });
     logger.info({ ...fields, state: 'RETRY', delay: decision.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${decision.delay} ms`);
     await callHook(run, 'onRetry', () => definition.options.onRetry?.(decision.error, message.id));
     return;

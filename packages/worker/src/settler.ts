@@ -18,10 +18,14 @@ export class Settler {
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
 
+  private readonly ordered: boolean;
+
   constructor(
     private readonly backend: ResultBackend,
     private readonly broker: Broker,
-  ) {}
+  ) {
+    this.ordered = broker.acksAfterStores?.(backend) ?? false;
+  }
 
   /** Stores a record in the next batch. */
   store(entry: StoreEntry): Promise<void> {
@@ -60,8 +64,13 @@ export class Settler {
     this.waiters = [];
     const writing = (async () => {
       try {
-        if (stores.length > 0) await this.backend.store(stores);
-        if (acks.length > 0) await this.broker.ack(acks);
+        if (this.ordered) {
+          // Records and acks travel in order on one connection: send both now, wait once.
+          await Promise.all([stores.length > 0 ? this.backend.store(stores) : undefined, acks.length > 0 ? this.broker.ack(acks) : undefined]);
+        } else {
+          if (stores.length > 0) await this.backend.store(stores);
+          if (acks.length > 0) await this.broker.ack(acks);
+        }
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         for (const waiter of waiters) waiter.reject(error);

@@ -8,10 +8,11 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { toRemoteError, type Closeable, type Delivery } from '@celeriac/core';
+import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
 import { LeaseKeeper } from './lease-keeper';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
 import { Revocations } from './revocations';
+import { RunSignal } from './run-signal';
 import { runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
@@ -21,7 +22,7 @@ export type WorkerState = 'idle' | 'running' | 'closing' | 'closed';
 
 interface Running {
   delivery: Delivery;
-  stop: AbortController;
+  stop: RunSignal;
   done: Promise<void>;
 }
 
@@ -30,7 +31,12 @@ export class Worker implements Closeable {
   /** The options after defaults. */
   readonly options: ResolvedWorkerOptions;
   private stateValue: WorkerState = 'idle';
+  /** Deliveries held (leased) until settled; their leases are renewed. */
   private readonly running = new Map<string, Running>();
+  /** Ids whose task function is running: these occupy the `concurrency` slots. */
+  private readonly executing = new Set<string>();
+  /** Reserved but not started yet, in reservation order. */
+  private prefetched: Running[] = [];
   private readonly stopLoop = new AbortController();
   private slotFreed: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -40,6 +46,8 @@ export class Worker implements Closeable {
   private leases!: LeaseKeeper;
   private revocations!: Revocations;
   private processedCount = 0;
+  private runContext!: RunContext;
+  private broker!: Broker;
 
   constructor(
     private readonly app: WorkerApp,
@@ -60,9 +68,12 @@ export class Worker implements Closeable {
 
   /** Connects, loads revocations, and starts reserving tasks. Resolves once the worker is consuming. */
   async start(): Promise<void> {
-    if (this.stateValue !== 'idle') throw new Error(`Worker cannot start from state ${this.stateValue}`);
+    if (this.stateValue !== 'idle') {
+      throw new CeleriacError('CELERIAC_INVALID_STATE', `This worker is ${this.stateValue}; a worker starts once. Create a new one with app.worker().`);
+    }
     this.stateValue = 'running';
     const { broker, backend, options } = this.app;
+    this.broker = broker;
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
     this.revocations = new Revocations(broker, options.revokeTtl, (id) => this.terminate(id));
@@ -75,6 +86,15 @@ export class Worker implements Closeable {
       store: (entries) => backend.store(entries),
       logger: this.options.logger,
     });
+    this.runContext = {
+      app: this.app,
+      broker,
+      settler: this.settler,
+      logger: this.options.logger,
+      hostname: this.options.hostname,
+      isRevoked: (id) => this.revocations.has(id),
+      released: (id) => this.release(id),
+    };
     await this.revocations.start();
     this.leases.start();
     this.loop = this.fetchLoop();
@@ -91,24 +111,27 @@ export class Worker implements Closeable {
   }
 
   private async fetchLoop(): Promise<void> {
-    const { broker } = this.app;
+    const broker = this.broker;
     const signal = this.stopLoop.signal;
+    const { concurrency, prefetch, queues } = this.options;
     let failures = 0;
     while (!signal.aborted) {
-      const free = this.options.concurrency - this.running.size;
-      if (free <= 0) {
+      // Reserve ahead (up to `prefetch` waiting here) so the next batch is on hand when slots free up.
+      const room = concurrency + prefetch - this.executing.size - this.prefetched.length;
+      if (room <= 0) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
       }
       try {
-        const deliveries = await broker.reserve(this.options.queues, Math.min(free, this.options.prefetch));
+        const deliveries = await broker.reserve(queues, room);
         failures = 0;
         if (signal.aborted) {
           await Promise.all(deliveries.map((delivery) => broker.requeue(delivery)));
           break;
         }
-        if (deliveries.length === 0) await broker.waitForWork(this.options.queues, signal);
-        for (const delivery of deliveries) this.dispatch(delivery);
+        if (deliveries.length === 0) await broker.waitForWork(queues, signal);
+        for (const delivery of deliveries) this.hold(delivery);
+        this.pump();
       } catch (error) {
         failures += 1;
         const delay = Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
@@ -118,27 +141,39 @@ export class Worker implements Closeable {
     }
   }
 
-  private dispatch(delivery: Delivery): void {
-    const stop = new AbortController();
-    const context: RunContext = {
-      app: this.app,
-      settler: this.settler,
-      logger: this.options.logger,
-      hostname: this.options.hostname,
-      isRevoked: (id) => this.revocations.has(id),
-    };
-    const done = runDelivery(context, delivery, stop.signal)
+  /** Keeps a reserved delivery (its lease is renewed from now on) until a slot runs it. */
+  private hold(delivery: Delivery): void {
+    const entry: Running = { delivery, stop: new RunSignal(), done: Promise.resolve() };
+    this.running.set(delivery.id, entry);
+    this.prefetched.push(entry);
+  }
+
+  /** Starts prefetched tasks while slots are free. */
+  private pump(): void {
+    while (this.executing.size < this.options.concurrency && this.prefetched.length > 0 && this.stateValue === 'running') {
+      this.dispatch(this.prefetched.shift() as Running);
+    }
+  }
+
+  private dispatch(entry: Running): void {
+    const { delivery, stop } = entry;
+    this.executing.add(delivery.id);
+    entry.done = runDelivery(this.runContext, delivery, stop)
       .catch((error: unknown) => {
         this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Settling a task failed; its lease will bring it back');
       })
       .finally(() => {
         this.running.delete(delivery.id);
         this.processedCount += 1;
-        const wake = this.slotFreed;
-        this.slotFreed = undefined;
-        wake?.();
       });
-    this.running.set(delivery.id, { delivery, stop, done });
+  }
+
+  private release(id: string): void {
+    if (!this.executing.delete(id)) return;
+    this.pump();
+    const wake = this.slotFreed;
+    this.slotFreed = undefined;
+    wake?.();
   }
 
   private terminate(id: string): void {
@@ -156,12 +191,17 @@ export class Worker implements Closeable {
     this.stopLoop.abort();
     this.slotFreed?.();
     await this.loop;
+    const unstarted = this.prefetched;
+    this.prefetched = [];
+    for (const entry of unstarted) this.running.delete(entry.delivery.id);
+    if (unstarted.length > 0) logger.info({ count: unstarted.length }, 'Handing prefetched tasks back to the queue');
+    await Promise.allSettled(unstarted.map((entry) => this.broker.requeue(entry.delivery)));
     const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout);
     if (!finished) {
       const left = [...this.running.values()];
       logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
-      for (const run of left) run.stop.abort(new Error('Worker shutting down'));
-      await Promise.allSettled(left.map((run) => this.app.broker.requeue(run.delivery)));
+      for (const run of left) run.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
+      await Promise.allSettled(left.map((run) => this.broker.requeue(run.delivery)));
     }
     await this.settler.drain();
     await this.leases.stop();

@@ -5,7 +5,11 @@
 import { EventEmitter } from 'node:events';
 import type { GroupProgress, ResultBackend, StoreEntry, TaskRecord } from '../backend';
 import type { Codec } from '../codec';
+import { CeleriacError } from '../errors';
 import { isReadyState } from '../states';
+
+/** The event that ends pending waits when the backend closes (not a task id: ids are strings). */
+const CLOSED = Symbol('closed');
 
 interface Stored {
   text: string;
@@ -26,7 +30,8 @@ export class MemoryBackend implements ResultBackend {
     entries.forEach((entry, index) => {
       this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });
     });
-    for (const entry of entries) this.events.emit(entry.record.id, this.decode(entry.record.id));
+    // Each entry's own record: a batch may hold several states of one task (STARTED, then SUCCESS).
+    entries.forEach((entry, index) => this.events.emit(entry.record.id, this.codec.parse(texts[index] as string)));
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
@@ -51,11 +56,17 @@ export class MemoryBackend implements ResultBackend {
         cleanup();
         reject(signal?.reason);
       };
+      const onClose = (error: unknown) => {
+        cleanup();
+        reject(error);
+      };
       const cleanup = () => {
         this.events.off(id, onRecord);
+        this.events.off(CLOSED, onClose);
         signal?.removeEventListener('abort', onAbort);
       };
       this.events.on(id, onRecord);
+      this.events.on(CLOSED, onClose);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -84,6 +95,7 @@ export class MemoryBackend implements ResultBackend {
   }
 
   async close(): Promise<void> {
+    this.events.emit(CLOSED, new CeleriacError('CELERIAC_CLOSED', 'The app was closed while waiting for this result; the task itself is unaffected.'));
     this.events.removeAllListeners();
   }
 

@@ -1,19 +1,17 @@
 -- Settles leased messages as done. A stale ack (the lease lapsed and the message was delivered
--- again) is ignored, so it cannot remove another worker's delivery.
+-- again, or it was handed back to the queue) is ignored, so it cannot remove a waiting message or
+-- another worker's delivery.
 -- KEYS: the 9 queue keys.
 -- ARGV: n pairs of id, delivery number.
 -- Returns: how many were acked.
 -- #include common
 
-local ids, deliveries = {}, {}
-for i = 1, #ARGV, 2 do
-  ids[#ids + 1] = ARGV[i]
-  deliveries[#deliveries + 1] = ARGV[i + 1]
-end
+local ids, deliveries = idDeliveryPairs(1)
 local held = leaseCounts(ids, deliveries)
+local leased = redis.call('ZMSCORE', KEYS[3], unpack(ids))
 local acked, metaFields = {}, {}
 for i, id in ipairs(ids) do
-  if held[i] then
+  if held[i] and leased[i] then
     acked[#acked + 1] = id
     metaFields[#metaFields + 1] = 'priority:' .. id
     metaFields[#metaFields + 1] = 'lost:' .. id

@@ -4,11 +4,7 @@
 -- Returns: how many leases were extended.
 -- #include common
 
-local ids, deliveries = {}, {}
-for i = 2, #ARGV, 2 do
-  ids[#ids + 1] = ARGV[i]
-  deliveries[#deliveries + 1] = ARGV[i + 1]
-end
+local ids, deliveries = idDeliveryPairs(2)
 local held = leaseCounts(ids, deliveries)
 local args = {}
 for i, id in ipairs(ids) do

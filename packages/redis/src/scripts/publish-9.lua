@@ -1,4 +1,5 @@
--- Publishes a batch of messages, ready or delayed, and wakes one blocked worker.
+-- Publishes a batch of messages, ready or delayed, and wakes one blocked worker (at once, or at the
+-- earliest due time).
 -- KEYS: the 9 queue keys (see includes/common.lua).
 -- ARGV[1] now (epoch ms); ARGV[2] n; then n groups of 5: id, priority, eta (epoch ms, 0 = now),
 --   idempotent ('1' = skip when the id is still waiting or running), body.
@@ -44,6 +45,11 @@ if #readyIds > 0 then
   end
   callInChunks('ZADD', KEYS[1], ready)
 end
-if #delayed > 0 then callInChunks('ZADD', KEYS[2], delayed) end
-wake()
+if #delayed > 0 then
+  callInChunks('ZADD', KEYS[2], delayed)
+  local earliest = math.huge
+  for i = 1, #delayed, 2 do earliest = math.min(earliest, tonumber(delayed[i])) end
+  wakeAt(earliest)
+end
+if #readyIds > 0 then wake() end
 return results

@@ -9,9 +9,11 @@ if not leaseCounts({ id }, { ARGV[2] })[1] or redis.call('ZREM', KEYS[3], id) ==
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], id, ARGV[5]) end
 local delay = tonumber(ARGV[4])
 if delay > 0 then
-  redis.call('ZADD', KEYS[2], num(tonumber(ARGV[3]) + delay), id)
+  local due = tonumber(ARGV[3]) + delay
+  redis.call('ZADD', KEYS[2], num(due), id)
+  wakeAt(due)
 else
   makeReady({ id })
+  wake()
 end
-wake()
 return 1

@@ -35,6 +35,16 @@ local function makeReady(ids)
   callInChunks('ZADD', KEYS[1], args)
 end
 
+-- Splits ARGV[first..] given as pairs of id, delivery number.
+local function idDeliveryPairs(first)
+  local ids, deliveries = {}, {}
+  for i = first, #ARGV, 2 do
+    ids[#ids + 1] = ARGV[i]
+    deliveries[#deliveries + 1] = ARGV[i + 1]
+  end
+  return ids, deliveries
+end
+
 -- True when the caller's delivery number still matches the message's (its lease was not lost).
 local function leaseCounts(ids, deliveries)
   local fields = {}
@@ -61,6 +71,12 @@ local function bury(id, reason, now)
   forget(id)
 end
 
+-- Wakes one blocked worker: work is ready now.
 local function wake()
   redis.call('ZADD', KEYS[7], 0, 'wake')
+end
+
+-- Tells one blocked worker to wake at `due` (epoch ms), unless an earlier wake-up is already set.
+local function wakeAt(due)
+  redis.call('ZADD', KEYS[7], 'LT', num(due), 'due')
 end

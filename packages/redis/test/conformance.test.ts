@@ -1,0 +1,42 @@
+import { Redis } from 'ioredis';
+import { runBackendConformance, runBrokerConformance } from '@celeriac/core/testing';
+import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
+import { REDIS_URL } from './support/redis-app';
+
+/** Deletes only the keys under one test's prefix. */
+async function deletePrefix(prefix: string): Promise<void> {
+  const admin = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await admin.unlink(...keys);
+  } while (cursor !== '0');
+  await admin.quit();
+}
+
+runBrokerConformance('redis', async (settings) => {
+  const broker = new RedisBroker(new RedisConnection(REDIS_URL), settings);
+  const peer = new RedisBroker(new RedisConnection(REDIS_URL), settings);
+  return {
+    broker,
+    peer,
+    cleanup: async () => {
+      await Promise.allSettled([broker.close(), peer.close()]);
+      await deletePrefix(settings.prefix);
+    },
+  };
+});
+
+runBackendConformance('redis', async ({ settings, codec }) => {
+  const backend = new RedisBackend(new RedisConnection(REDIS_URL), settings, codec);
+  const peer = new RedisBackend(new RedisConnection(REDIS_URL), { ...settings, clientId: `${settings.clientId}-peer` }, codec);
+  return {
+    backend,
+    peer,
+    cleanup: async () => {
+      await Promise.allSettled([backend.close(), peer.close()]);
+      await deletePrefix(settings.prefix);
+    },
+  };
+});

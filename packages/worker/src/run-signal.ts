@@ -1,0 +1,45 @@
+/**
+ * The abort signal of one task run, created only if someone reads it: most runs never do, and an
+ * AbortController per task is a measurable share of a no-op task's cost.
+ */
+
+/** A lazily created AbortSignal that the worker can abort (revoke, shutdown, time limits). */
+export class RunSignal {
+  private controller: AbortController | undefined;
+  private abortedWith: { reason: unknown } | undefined;
+
+  /** The signal the task sees as `currentTask().signal`. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortedWith) this.controller.abort(this.abortedWith.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** True once aborted. */
+  get aborted(): boolean {
+    return this.abortedWith !== undefined;
+  }
+
+  /** The reason given to the first `abort()`. */
+  get reason(): unknown {
+    return this.abortedWith?.reason;
+  }
+
+  /** True when the worker gave the task back to the queue: whatever the run does now must not be recorded. */
+  abandoned = false;
+
+  /** Aborts the run and disowns its outcome (the task was handed back to the queue). */
+  abandon(reason: unknown): void {
+    this.abandoned = true;
+    this.abort(reason);
+  }
+
+  /** Aborts the run (only the first call counts). */
+  abort(reason: unknown): void {
+    if (this.abortedWith) return;
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
+  }
+}
