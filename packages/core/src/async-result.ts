@@ -82,8 +82,17 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   get(options?: GetOptions & { propagate?: true }): Promise<T>;
   get(options: GetOptions & { propagate: false }): Promise<T | CeleriacError>;
   async get(options: GetOptions = {}): Promise<T | CeleriacError> {
-    await this.sent;
-    const record = await this.waitForRecord(options.timeout);
+    // Start listening while the publish is still in flight, so the wait costs no extra round trip;
+    // a failed publish ends the wait with its error.
+    const published = new AbortController();
+    this.sent.catch((error: unknown) => published.abort(error));
+    let record: TaskRecord;
+    try {
+      record = await this.waitForRecord(options.timeout, published.signal);
+    } catch (error) {
+      await this.sent; // a publish failure explains the failed wait best
+      throw error;
+    }
     const outcome = this.outcomeOf(record);
     if (outcome instanceof CeleriacError && options.propagate !== false) throw outcome;
     return outcome;
@@ -136,9 +145,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     return this.source.backend.forget([this.id]);
   }
 
-  private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+  private async waitForRecord(timeout: Duration | undefined, publishFailed: AbortSignal): Promise<TaskRecord> {
     const hint = { sentHere: this.sentHere };
-    if (timeout === undefined) return this.source.backend.waitFor(this.id, undefined, hint);
+    if (timeout === undefined) return this.source.backend.waitFor(this.id, publishFailed, hint);
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
     const timer = setTimeout(
@@ -146,7 +155,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       ms,
     );
     try {
-      return await this.source.backend.waitFor(this.id, controller.signal, hint);
+      return await this.source.backend.waitFor(this.id, AbortSignal.any([controller.signal, publishFailed]), hint);
     } finally {
       clearTimeout(timer);
     }
