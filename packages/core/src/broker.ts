@@ -79,6 +79,11 @@ export interface Broker {
    * Resolves at once when the signal aborts. Spurious wake-ups are allowed; busy polling is not.
    */
   waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void>;
+  /**
+   * Optional fast path of `waitForWork` then `reserve(queues, count)`: the reservation happens the
+   * moment the wait ends, without a round trip in between. May resolve with no deliveries.
+   */
+  waitAndReserve?(queues: readonly string[], count: number, signal: AbortSignal): Promise<Delivery[]>;
   /** Settles leased messages as done. */
   ack(deliveries: readonly Delivery[]): Promise<void>;
   /**

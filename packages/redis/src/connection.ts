@@ -47,6 +47,7 @@ export class RedisConnection {
     if (!this.blockingClient) {
       const client = this.client.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null });
       client.on('error', () => undefined);
+      defineScripts(client);
       // Learn the connection's id on every (re)connect, so a blocked call can be ended by CLIENT UNBLOCK.
       client.on('ready', () => {
         this.blockingId = undefined;

@@ -81,17 +81,14 @@ export class RedisBackend implements ResultBackend {
   async waitFor(id: string, signal?: AbortSignal, options: { sentHere?: boolean } = {}): Promise<TaskRecord> {
     signal?.throwIfAborted();
     const foreign = options.sentHere !== true;
-    // Subscribe before reading, so a record stored in between is not missed.
-    await this.ensureReplySubscription();
-    if (foreign) await this.addForeignWait();
+    let counted = false;
     try {
       return await new Promise<TaskRecord>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
         const set = this.waiters.get(id) ?? new Set<Waiter>();
         this.waiters.set(id, set);
         const cleanup = () => {
           set.delete(waiter);
-          if (set.size === 0) this.waiters.delete(id);
+          if (set.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
           signal?.removeEventListener('abort', onAbort);
         };
         const waiter: Waiter = Object.assign(
@@ -106,22 +103,23 @@ export class RedisBackend implements ResultBackend {
             },
           },
         );
-        const onAbort = () => {
-          cleanup();
-          reject(signal?.reason);
-        };
+        const onAbort = () => waiter.fail(signal?.reason);
         set.add(waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
-        this.get(id).then(
-          (record) => record && isReadyState(record.state) && waiter(record),
-          (error: unknown) => {
-            cleanup();
-            reject(error);
-          },
-        );
+        // Subscribe before reading, so a record stored in between is not missed. The signal can end
+        // the wait at any point, also while Redis is unreachable.
+        void (async () => {
+          await this.ensureReplySubscription();
+          if (foreign) {
+            counted = true;
+            await this.addForeignWait();
+          }
+          const record = await this.get(id);
+          if (record && isReadyState(record.state)) waiter(record);
+        })().catch((error: unknown) => waiter.fail(error));
       });
     } finally {
-      if (foreign) await this.removeForeignWait();
+      if (counted) await this.removeForeignWait();
     }
   }
 

@@ -86,18 +86,25 @@ export class RedisBroker implements Broker {
     let nextDue: number | undefined;
     for (const queue of queues) {
       if (deliveries.length >= count) break;
-      const reply = await this.script<Array<string | number>>('reserve', queue, [now, count - deliveries.length, now + this.settings.visibilityTimeout]);
+      const reply = await this.script<ReserveReply>('reserve', queue, [now, count - deliveries.length, this.settings.visibilityTimeout]);
       if (reply[0] !== '' && reply[0] !== undefined) nextDue = Math.min(nextDue ?? Infinity, Number(reply[0]));
-      for (let i = 1; i < reply.length; i += 3) {
-        deliveries.push({ id: String(reply[i]), queue, body: String(reply[i + 1]), deliveries: Number(reply[i + 2]) });
-      }
+      deliveries.push(...parseReserved(queue, reply));
     }
     this.idleHint = deliveries.length === 0 ? { queues: queues.join(','), nextDue } : undefined;
     return deliveries;
   }
 
   async waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
-    if (signal.aborted || this.closed) return;
+    await this.waitLoop(queues, 0, signal);
+  }
+
+  async waitAndReserve(queues: readonly string[], count: number, signal: AbortSignal): Promise<Delivery[]> {
+    return this.waitLoop(queues, count, signal);
+  }
+
+  /** Sleeps until a wake-up marker, the next due time or the signal; with `count`, reserves from the first queue on waking. */
+  private async waitLoop(queues: readonly string[], count: number, signal: AbortSignal): Promise<Delivery[]> {
+    if (signal.aborted || this.closed) return [];
     // A reserve that just found nothing already told the next due time; a message published since
     // then sets the wake-up marker, so the hint cannot make us miss it.
     const hint = this.idleHint?.queues === queues.join(',') ? this.idleHint : undefined;
@@ -105,26 +112,35 @@ export class RedisBroker implements Broker {
     let nextDue = hint ? hint.nextDue : await this.nextDue(queues);
     const markers = queues.map((queue) => this.keys.queue(queue).marker);
     for (;;) {
-      if (signal.aborted || this.closed || (nextDue !== undefined && nextDue <= Date.now())) return;
-      const popped = await this.block(markers, nextDue, signal);
+      if (signal.aborted || this.closed || (nextDue !== undefined && nextDue <= Date.now())) return [];
+      const woken = await this.block(markers, nextDue, signal, count > 0 ? queues[0] : undefined, count);
+      if (woken.deliveries.length > 0) return woken.deliveries;
       // A marker scored in the future announces a delayed message: sleep until then instead.
-      if (popped === undefined || popped <= Date.now()) return;
-      nextDue = Math.min(nextDue ?? Infinity, popped);
+      if (woken.score === undefined || woken.score <= Date.now()) return [];
+      nextDue = Math.min(nextDue ?? Infinity, woken.score);
     }
   }
 
-  /** Blocks on the wake-up markers until one is set, the next due time, or the signal; returns the marker's score. */
-  private async block(markers: string[], nextDue: number | undefined, signal: AbortSignal): Promise<number | undefined> {
+  /**
+   * Blocks on the wake-up markers until one is set, the next due time, or the signal. With a queue,
+   * a reserve is queued on the same connection right behind the wait, so it runs the moment the
+   * wait ends (Redis's clock sets its lease).
+   */
+  private async block(markers: string[], nextDue: number | undefined, signal: AbortSignal, queue: string | undefined, count: number): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
     const client = this.connection.blocking();
     const onAbort = () => void this.connection.unblock();
     signal.addEventListener('abort', onAbort, { once: true });
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
     const timer = setTimeout(onAbort, Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()));
     try {
-      const reply = await client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000);
-      return reply ? Number(reply[2]) : undefined;
+      const popping = client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000);
+      const reserving = queue === undefined ? undefined : runScript<ReserveReply>(client, 'reserve', queueKeyList(this.keys.queue(queue)), ['', count, this.settings.visibilityTimeout]);
+      reserving?.catch(() => undefined);
+      const reply = await popping;
+      const deliveries = queue === undefined ? [] : parseReserved(queue, (await reserving) ?? ['']);
+      return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
-      if (signal.aborted || this.closed) return undefined;
+      if (signal.aborted || this.closed) return { score: undefined, deliveries: [] };
       throw unavailable(error, 'wait for work');
     } finally {
       clearTimeout(timer);
@@ -268,6 +284,17 @@ export class RedisBroker implements Broker {
   private script<T = unknown>(name: ScriptName, queue: string, args: ReadonlyArray<string | number>): Promise<T> {
     return runScript<T>(this.connection.client, name, queueKeyList(this.keys.queue(queue)), args);
   }
+}
+
+/** The reserve script's reply: the next due time (or ''), then id, body, delivery number per message. */
+type ReserveReply = Array<string | number>;
+
+function parseReserved(queue: string, reply: ReserveReply): Delivery[] {
+  const deliveries: Delivery[] = [];
+  for (let i = 1; i < reply.length; i += 3) {
+    deliveries.push({ id: String(reply[i]), queue, body: String(reply[i + 1]), deliveries: Number(reply[i + 2]) });
+  }
+  return deliveries;
 }
 
 function groupByQueue(deliveries: readonly Delivery[]): Map<string, Delivery[]> {

@@ -123,13 +123,16 @@ export class Worker implements Closeable {
         continue;
       }
       try {
-        const deliveries = await broker.reserve(queues, room);
+        let deliveries = await broker.reserve(queues, room);
+        if (deliveries.length === 0) {
+          if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, signal);
+          else await broker.waitForWork(queues, signal);
+        }
         failures = 0;
         if (signal.aborted) {
           await Promise.all(deliveries.map((delivery) => broker.requeue(delivery)));
           break;
         }
-        if (deliveries.length === 0) await broker.waitForWork(queues, signal);
         for (const delivery of deliveries) this.hold(delivery);
         this.pump();
       } catch (error) {

@@ -1,11 +1,17 @@
 -- Leases up to `count` ready messages, promoting due delayed ones first.
 -- KEYS: the 9 queue keys.
--- ARGV[1] now (epoch ms); ARGV[2] count; ARGV[3] lease deadline (epoch ms).
+-- ARGV[1] now (epoch ms; '' = the server's clock, for a reserve queued behind a blocking wait);
+-- ARGV[2] count; ARGV[3] visibility timeout (ms).
 -- Returns: { nextDue or '', id1, body1, deliveries1, id2, ... }; nextDue (the earliest delayed due
 --   time) is set only when nothing was ready, so a worker knows how long it may sleep.
 -- #include common
 
 local now = ARGV[1]
+if now == '' then
+  local time = redis.call('TIME')
+  now = num(tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+end
+local deadline = num(tonumber(now) + tonumber(ARGV[3]))
 local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
 if #due > 0 then
   makeReady(due)
@@ -23,7 +29,7 @@ for i = 1, #popped, 2 do
   local id = popped[i]
   ids[#ids + 1] = id
   lostFields[#lostFields + 1] = 'lost:' .. id
-  active[#active + 1] = ARGV[3]
+  active[#active + 1] = deadline
   active[#active + 1] = id
 end
 local bodies = redis.call('HMGET', KEYS[4], unpack(ids))
