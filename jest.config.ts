@@ -28,6 +28,8 @@ const config: Config = {
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
   },
   testTimeout: 30_000,
+  // Fails a test that leaves a worker or an app connection open.
+  setupFilesAfterEnv: ['<rootDir>/packages/celeriac/test/support/jest-setup.ts'],
 };
 
 export default config;

@@ -1,0 +1,66 @@
+import { currentTask, type TaskContext } from 'celeriac';
+import { useApp } from './support/app';
+import { recordChanges } from './support/records';
+
+describe('currentTask()', () => {
+  const t = useApp();
+
+  it('throws CELERIAC_NO_TASK_CONTEXT outside a task, also in a direct (local) call of a handle', () => {
+    expect(() => currentTask()).toThrow(expect.objectContaining({ code: 'CELERIAC_NO_TASK_CONTEXT', message: expect.stringContaining('outside a running task') }));
+    const local = t.app.task('local', () => currentTask().id);
+    expect(() => local()).toThrow(expect.objectContaining({ code: 'CELERIAC_NO_TASK_CONTEXT' }));
+  });
+
+  it('describes the running task, across awaits and timers', async () => {
+    const describeSelf = t.app.task('self', async (label: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const context: TaskContext = currentTask();
+      const { id, name, args, retries, maxRetries, deliveries, queue, headers, parentId, rootId } = context;
+      return { id, name, args, retries, maxRetries, deliveries, queue, headers, parentId, rootId, label, aborted: context.signal.aborted };
+    }, { retries: 4, queue: 'ctx' });
+    await t.startWorker({ queues: ['ctx'] });
+    const result = describeSelf.applyAsync(['x'], { headers: { who: 'test' } });
+    await expect(result).resolves.toEqual({
+      id: result.id,
+      name: 'self',
+      args: ['x'],
+      retries: 0,
+      maxRetries: 4,
+      deliveries: 1,
+      queue: 'ctx',
+      headers: { who: 'test' },
+      parentId: undefined,
+      rootId: undefined,
+      label: 'x',
+      aborted: false,
+    });
+  });
+
+  it('keeps concurrent tasks apart', async () => {
+    const whoAmI = t.app.task('who', async (n: number) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return currentTask().args[0] === n ? currentTask().id : 'mixed up';
+    });
+    await t.startWorker({ concurrency: 8 });
+    const results = Array.from({ length: 8 }, (_, n) => whoAmI.delay(n));
+    await expect(Promise.all(results)).resolves.toEqual(results.map((result) => result.id));
+  });
+
+  it('progress() and setState() store custom states with metadata, in order', async () => {
+    const upload = t.app.task('upload', async () => {
+      await currentTask().progress({ percent: 50 });
+      await currentTask().setState('UPLOADING', { file: 'a.txt' });
+      return 'uploaded';
+    });
+    const result = upload.delay();
+    const changes = recordChanges(t.app, result);
+    await t.startWorker();
+    await expect(result).resolves.toBe('uploaded');
+    expect(changes().map((record) => [record.state, record.meta])).toEqual([
+      ['STARTED', expect.objectContaining({ pid: process.pid })],
+      ['PROGRESS', { percent: 50 }],
+      ['UPLOADING', { file: 'a.txt' }],
+      ['SUCCESS', undefined],
+    ]);
+  });
+});

@@ -1,0 +1,25 @@
+/** Backend conformance: chord counters, which must complete a group exactly once. */
+import type { OpenBackend } from './harness';
+
+/** Defines the group counter cases. */
+export function groupCases(open: OpenBackend): void {
+  it('groupMemberDone counts distinct members and completes the group once', async () => {
+    const { backend } = await open();
+    expect(await backend.groupMemberDone('g', 0, 3, 60_000)).toEqual({ done: 1, completed: false });
+    expect(await backend.groupMemberDone('g', 0, 3, 60_000)).toEqual({ done: 1, completed: false });
+    expect(await backend.groupMemberDone('g', 2, 3, 60_000)).toEqual({ done: 2, completed: false });
+    expect(await backend.groupMemberDone('other', 0, 1, 60_000)).toEqual({ done: 1, completed: true });
+    expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: true });
+    expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: false });
+  });
+
+  it('groupMemberDone: exactly one of many concurrent callers sees the group completed', async () => {
+    const { backend, writer } = await open();
+    const size = 25;
+    const progress = await Promise.all(
+      Array.from({ length: size }, (_, index) => (index % 2 === 0 ? backend : writer).groupMemberDone('race', index, size, 60_000)),
+    );
+    expect(progress.filter((step) => step.completed)).toEqual([{ done: size, completed: true }]);
+    expect(progress.map((step) => step.done).sort((a, b) => a - b)).toEqual(Array.from({ length: size }, (_, index) => index + 1));
+  });
+}

@@ -1,0 +1,49 @@
+/** Broker conformance: lease renewal and recovery of lapsed leases (needs a 1 s visibility timeout). */
+import { untilPast } from '../wait';
+import { envelope, OTHER_QUEUE, QUEUE, type OpenBroker } from './harness';
+
+/** The shortest visibility timeout apps accept; lease cases wait for it to pass once. */
+const LEASE = 1_000;
+
+/** Defines the lease cases. */
+export function leaseCases(open: OpenBroker): void {
+  it('extendLeases keeps a running message from being recovered, while an unrenewed lease lapses', async () => {
+    const { broker } = await open({ visibilityTimeout: LEASE });
+    await broker.publish([envelope('kept'), envelope('lapsed'), envelope('acked')]);
+    const [kept, lapsed, acked] = await broker.reserve([QUEUE], 3);
+    const reservedAt = Date.now();
+    expect([kept?.id, lapsed?.id, acked?.id]).toEqual(['kept', 'lapsed', 'acked']);
+    await broker.ack([acked!]);
+    await untilPast(reservedAt + LEASE / 2);
+    await broker.extendLeases([kept!]);
+    await untilPast(reservedAt + LEASE + 50);
+    expect(await broker.recoverLapsed([QUEUE])).toEqual({ requeued: ['lapsed'], dead: [] });
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 0, active: 1, dead: 0 });
+    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'lapsed', queue: QUEUE, body: 'body of lapsed', deliveries: 2 }]);
+    await broker.ack([kept!]);
+  });
+
+  it('recoverLapsed requeues lapsed leases of the given queues with deliveries + 1, and dead-letters those delivered maxDeliveries times', async () => {
+    const twice = await open({ visibilityTimeout: LEASE, maxDeliveries: 2 });
+    const once = await open({ visibilityTimeout: LEASE, maxDeliveries: 1 });
+    await twice.broker.publish([envelope('a'), envelope('b', { queue: OTHER_QUEUE })]);
+    await once.broker.publish([envelope('c')]);
+    expect(await twice.broker.reserve([QUEUE, OTHER_QUEUE], 2)).toHaveLength(2);
+    expect(await once.broker.reserve([QUEUE], 1)).toHaveLength(1);
+    const reservedAt = Date.now();
+    expect(await twice.broker.recoverLapsed([QUEUE, OTHER_QUEUE])).toEqual({ requeued: [], dead: [] });
+    await untilPast(reservedAt + LEASE + 50);
+
+    expect(await twice.broker.recoverLapsed([QUEUE])).toEqual({ requeued: ['a'], dead: [] });
+    expect(await twice.broker.stats(OTHER_QUEUE)).toEqual({ ready: 0, delayed: 0, active: 1, dead: 0 });
+    expect(await twice.broker.recoverLapsed([OTHER_QUEUE])).toEqual({ requeued: ['b'], dead: [] });
+    expect(await twice.broker.reserve([QUEUE], 1)).toEqual([{ id: 'a', queue: QUEUE, body: 'body of a', deliveries: 2 }]);
+
+    const report = await once.broker.recoverLapsed([QUEUE]);
+    expect(report.requeued).toEqual([]);
+    expect(report.dead).toEqual([expect.objectContaining({ id: 'c', queue: QUEUE, body: 'body of c', reason: expect.any(String) })]);
+    expect(await once.broker.listDead(QUEUE)).toEqual([expect.objectContaining({ id: 'c', body: 'body of c' })]);
+    expect(await once.broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 1 });
+    expect(await once.broker.recoverLapsed([QUEUE])).toEqual({ requeued: [], dead: [] });
+  });
+}

@@ -1,0 +1,113 @@
+/** Broker conformance: publishing, idempotency, reservation order, delays, stats, purge and ack. */
+import { untilPast } from '../wait';
+import { envelope, ids, OTHER_QUEUE, publishAndReserve, QUEUE, type OpenBroker } from './harness';
+
+/** Defines the publish/reserve cases. */
+export function queueCases(open: OpenBroker): void {
+  it('publishes one envelope and leases it with its id, queue, body and a first delivery count', async () => {
+    const { broker } = await open();
+    expect(await broker.publish([envelope('a')])).toEqual(['published']);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'a', queue: QUEUE, body: 'body of a', deliveries: 1 }]);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([]);
+  });
+
+  it('publishes many envelopes in one call, one outcome each, in order', async () => {
+    const { broker } = await open();
+    const outcomes = await broker.publish([envelope('a'), envelope('b'), envelope('c', { queue: OTHER_QUEUE })]);
+    expect(outcomes).toEqual(['published', 'published', 'published']);
+    expect(ids(await broker.reserve([QUEUE, OTHER_QUEUE], 10))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('skips an idempotent envelope whose id is waiting, delayed or running, and accepts it again once acked', async () => {
+    const { broker } = await open();
+    const later = Date.now() + 60_000;
+    expect(await broker.publish([envelope('a', { idempotent: true }), envelope('a', { idempotent: true })])).toEqual(['published', 'duplicate']);
+    expect(await broker.publish([envelope('d', { idempotent: true, eta: later }), envelope('d', { idempotent: true, eta: later })])).toEqual(['published', 'duplicate']);
+    const [delivery] = await broker.reserve([QUEUE], 1);
+    expect(await broker.publish([envelope('a', { idempotent: true, body: 'second' })])).toEqual(['duplicate']);
+    await broker.ack([delivery!]);
+    expect(await broker.publish([envelope('a', { idempotent: true, body: 'third' })])).toEqual(['published']);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'a', queue: QUEUE, body: 'third', deliveries: 1 }]);
+    expect((await broker.stats(QUEUE)).delayed).toBe(1);
+  });
+
+  it('reserves earlier queues first, then higher priority, then first in first out', async () => {
+    const { broker } = await open();
+    await broker.publish([
+      envelope('other-low', { queue: OTHER_QUEUE, priority: 0 }),
+      envelope('low-1', { priority: 1 }),
+      envelope('high-1', { priority: 9 }),
+      envelope('low-2', { priority: 1 }),
+      envelope('other-high', { queue: OTHER_QUEUE, priority: 255 }),
+      envelope('high-2', { priority: 9 }),
+      envelope('zero', { priority: 0 }),
+    ]);
+    const first = await broker.reserve([QUEUE, OTHER_QUEUE], 3);
+    expect(ids(first)).toEqual(['high-1', 'high-2', 'low-1']);
+    const rest = await broker.reserve([QUEUE, OTHER_QUEUE], 10);
+    expect(ids(rest)).toEqual(['low-2', 'zero', 'other-high', 'other-low']);
+  });
+
+  it('reserves at most count messages, and returns [] at once when nothing is ready', async () => {
+    const { broker } = await open();
+    expect(await broker.reserve([QUEUE], 5)).toEqual([]);
+    await broker.publish(['a', 'b', 'c', 'd', 'e'].map((id) => envelope(id)));
+    expect(ids(await broker.reserve([QUEUE], 2))).toEqual(['a', 'b']);
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 3, delayed: 0, active: 2, dead: 0 });
+    expect(ids(await broker.reserve([QUEUE, OTHER_QUEUE], 1))).toEqual(['c']);
+  });
+
+  it('keeps a delayed message until its eta, then leases it', async () => {
+    const { broker } = await open();
+    const eta = Date.now() + 150;
+    await broker.publish([envelope('later', { eta }), envelope('now')]);
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 1, active: 0, dead: 0 });
+    expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['now']);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([]);
+    await untilPast(eta);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'later', queue: QUEUE, body: 'body of later', deliveries: 1 }]);
+  });
+
+  it('treats an eta in the past as ready now', async () => {
+    const { broker } = await open();
+    await broker.publish([envelope('past', { eta: Date.now() - 1_000 })]);
+    expect(ids(await broker.reserve([QUEUE], 1))).toEqual(['past']);
+  });
+
+  it('counts messages by place in stats, per queue', async () => {
+    const { broker } = await open();
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 0 });
+    await broker.publish([envelope('a'), envelope('b'), envelope('c'), envelope('d', { eta: Date.now() + 60_000 }), envelope('e', { queue: OTHER_QUEUE })]);
+    const [, dying] = await broker.reserve([QUEUE], 2);
+    await broker.deadLetter(dying!, 'test');
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 1, active: 1, dead: 1 });
+    expect(await broker.stats(OTHER_QUEUE)).toEqual({ ready: 1, delayed: 0, active: 0, dead: 0 });
+  });
+
+  it('purges the ready and delayed messages of one queue, leaving active, dead and other queues alone', async () => {
+    const { broker } = await open();
+    await broker.publish([envelope('active'), envelope('dead')]);
+    const [active, dead] = await broker.reserve([QUEUE], 2);
+    await broker.deadLetter(dead!, 'test');
+    await broker.publish([envelope('a'), envelope('b'), envelope('later', { eta: Date.now() + 60_000 }), envelope('kept', { queue: OTHER_QUEUE })]);
+    expect(await broker.purge(QUEUE)).toBe(3);
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 1, dead: 1 });
+    expect(await broker.stats(OTHER_QUEUE)).toMatchObject({ ready: 1 });
+    await broker.ack([active!]);
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 1 });
+    expect(await broker.purge(QUEUE)).toBe(0);
+  });
+
+  it('acks leased messages for good; acking again is harmless', async () => {
+    const { broker } = await open();
+    await broker.publish([envelope('a'), envelope('b'), envelope('c')]);
+    const deliveries = await broker.reserve([QUEUE], 2);
+    await broker.ack(deliveries);
+    await broker.ack(deliveries);
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 0, active: 0, dead: 0 });
+    expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['c']);
+    const single = await publishAndReserve(broker, envelope('d'));
+    await broker.ack([single]);
+    expect(await broker.recoverLapsed([QUEUE])).toEqual({ requeued: [], dead: [] });
+  });
+}

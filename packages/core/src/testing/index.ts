@@ -1,0 +1,16 @@
+/**
+ * @celeriac/core/testing: the Broker and ResultBackend conformance suites (for jest) and the waiting
+ * helpers they use. Run the suites against every implementation:
+ *
+ * ```ts
+ * runBrokerConformance('memory', async (settings) => {
+ *   const broker = new MemoryBroker(settings);
+ *   return { broker, cleanup: () => broker.close() };
+ * });
+ * ```
+ */
+export { runBackendConformance } from './backend-conformance';
+export type { BackendConformanceContext, BackendConformanceOptions, BackendFactory, BackendFixture } from './backend/harness';
+export { conformanceBrokerSettings, runBrokerConformance } from './broker-conformance';
+export type { BrokerFactory, BrokerFixture } from './broker/harness';
+export { deferred, settledWithin, untilPast, withDeadline, type Deferred } from './wait';

@@ -1,0 +1,55 @@
+import { Codec, decodeMessage, encodeMessage, envelopeOf, MESSAGE_VERSION, type TaskMessage } from '@celeriac/core';
+
+const codec = new Codec();
+
+function message(fields: Partial<TaskMessage> = {}): TaskMessage {
+  return {
+    version: MESSAGE_VERSION,
+    id: 'task-1',
+    task: 'math.add',
+    args: [2, new Date(0), 3n],
+    queue: 'default',
+    priority: 0,
+    retries: 0,
+    headers: {},
+    publishedAt: 1_700_000_000_000,
+    ...fields,
+  };
+}
+
+describe('task messages', () => {
+  it('encode and decode round-trip, arguments included', () => {
+    const original = message({ eta: 5, expires: 10, headers: { a: 'b' } });
+    expect(decodeMessage(codec, encodeMessage(codec, original))).toEqual(original);
+  });
+
+  it('with a secret: a signed message decodes, a tampered, foreign or unsigned one does not', () => {
+    const signed = encodeMessage(codec, message(), { secret: 's3cret' });
+    expect(signed.startsWith('hmac-sha256:')).toBe(true);
+    expect(decodeMessage(codec, signed, { secret: 's3cret' }).id).toBe('task-1');
+    const tampered = signed.replace('"math.add"', '"admin.drop"');
+    expect(() => decodeMessage(codec, tampered, { secret: 's3cret' })).toThrow(expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE' }));
+    expect(() => decodeMessage(codec, signed, { secret: 'other' })).toThrow(expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE' }));
+    expect(() => decodeMessage(codec, encodeMessage(codec, message()), { secret: 's3cret' })).toThrow(expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE', message: expect.stringContaining('not signed') }));
+  });
+
+  it('refuses text that is not a message of this version', () => {
+    const invalid = expect.objectContaining({ code: 'CELERIAC_INVALID_MESSAGE' });
+    expect(() => decodeMessage(codec, '{not json')).toThrow(invalid);
+    expect(() => decodeMessage(codec, JSON.stringify({ id: 'x', task: 't', args: { json: [] }, queue: 'q' }))).toThrow(invalid);
+    const future = JSON.parse(encodeMessage(codec, message())) as Record<string, unknown>;
+    expect(() => decodeMessage(codec, JSON.stringify({ ...future, version: 99 }))).toThrow(invalid);
+    expect(() => decodeMessage(codec, JSON.stringify({ ...future, args: { json: 'not a list' } }))).toThrow(invalid);
+  });
+
+  it('refuses to encode a message over maxBytes', () => {
+    expect(() => encodeMessage(codec, message({ args: ['x'.repeat(500)] }), { maxBytes: 400 })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_MESSAGE_TOO_LARGE', message: expect.stringContaining('math.add') }),
+    );
+  });
+
+  it('envelopeOf keeps the routing data and the body', () => {
+    expect(envelopeOf(message({ priority: 4, eta: 99 }), 'body', true)).toEqual({ id: 'task-1', queue: 'default', priority: 4, eta: 99, idempotent: true, body: 'body' });
+    expect(envelopeOf(message(), 'body', false)).not.toHaveProperty('eta');
+  });
+});
