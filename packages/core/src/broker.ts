@@ -91,6 +91,11 @@ export interface Broker {
    * raises its counter). A requeue does not count as a lost delivery.
    */
   requeue(delivery: Delivery, options?: { delay?: number; body?: string }): Promise<void>;
+  /**
+   * Returns a leased message whose run was lost (its process died) to its queue, counting a lost
+   * delivery like a lapsed lease does; past `maxDeliveries` it is dead-lettered with `reason`.
+   */
+  requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'>;
   /** Moves a leased message to the dead-letter set with a reason. */
   deadLetter(delivery: Delivery, reason: string): Promise<void>;
   /** Pushes the lease deadline of running messages to now + visibility timeout. */
@@ -110,6 +115,12 @@ export interface Broker {
   listRevoked(): Promise<Revocation[]>;
   /** Calls `listener` for every revocation from now on; returns an unsubscribe function. */
   onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>>;
+  /** Records that a worker is alive (for inspection and the dashboard); forgotten after `ttl` ms unless renewed. */
+  heartbeat?(info: WorkerInfo, ttl: number): Promise<void>;
+  /** Removes a worker's record (on clean shutdown). */
+  forgetWorker?(hostname: string): Promise<void>;
+  /** The workers whose heartbeat has not expired. */
+  listWorkers?(): Promise<WorkerInfo[]>;
   /** Counts messages by place: ready, delayed, active, dead. */
   stats(queue: string): Promise<QueueStats>;
   /** Removes every ready and delayed message of a queue; returns how many. */
@@ -121,6 +132,23 @@ export interface Broker {
    * order (one connection, or one process), so a worker may send both without waiting in between.
    */
   acksAfterStores?(backend: ResultBackend): boolean;
+}
+
+/** What a worker tells about itself in its heartbeat. */
+export interface WorkerInfo {
+  readonly hostname: string;
+  readonly pid: number;
+  readonly queues: readonly string[];
+  readonly pool: string;
+  readonly concurrency: number;
+  /** Epoch ms when the worker started. */
+  readonly started: number;
+  /** Epoch ms of this heartbeat. */
+  readonly heartbeat: number;
+  /** Tasks finished so far (any outcome). */
+  readonly processed: number;
+  /** Tasks held right now (running or prefetched). */
+  readonly active: number;
 }
 
 /** How many messages a queue holds in each place. */

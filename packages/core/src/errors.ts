@@ -24,6 +24,7 @@ export type CeleriacErrorCode =
   | 'CELERIAC_NO_TASKS'
   | 'CELERIAC_UNSUPPORTED_URL'
   | 'CELERIAC_INVALID_STATE'
+  | 'CELERIAC_APP_MODULE'
   | 'CELERIAC_CLOSED';
 
 /** Base class of every error Celeriac throws; branch on `code`. */

@@ -14,6 +14,7 @@ export type {
   QueueStats,
   RecoveryReport,
   Revocation,
+  WorkerInfo,
 } from './broker';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue } from './codec';
 export { currentTask, maybeCurrentTask, runWithTaskContext, RetryRequest, type RetryOptions, type TaskContext } from './context';

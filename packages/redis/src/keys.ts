@@ -16,6 +16,7 @@
  *   queues     SET   names of queues ever published to (for revoke and inspection)
  *   revoked    ZSET  id -> expiry (epoch ms), plus JSON flags in revoked-info
  *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
+ *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
  *   group:<id>  SET   indexes of finished group members, with a TTL
  *
  * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
@@ -68,6 +69,11 @@ export class KeySpace {
   /** Whether each revocation also terminates, by id. */
   get revokedInfo(): string {
     return `${this.prefix}:{${this.prefix}}:revoked-info`;
+  }
+
+  /** The heartbeat record of one worker (`*` for a SCAN pattern). */
+  worker(hostname: string): string {
+    return `${this.prefix}:worker:${hostname}`;
   }
 
   /** The record of one task. */

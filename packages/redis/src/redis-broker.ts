@@ -17,6 +17,7 @@ import {
   type RecoveryReport,
   type ResultBackend,
   type Revocation,
+  type WorkerInfo,
 } from '@celeriac/core';
 import { RedisBackend } from './redis-backend';
 import type { RedisConnection } from './connection';
@@ -159,6 +160,11 @@ export class RedisBroker implements Broker {
     await this.script('requeue', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), Math.max(0, Math.round(options.delay ?? 0)), options.body ?? '']);
   }
 
+  async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
+    const outcome = await this.script<number>('requeueLost', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), this.settings.maxDeliveries, reason]);
+    return outcome === 2 ? 'dead' : 'requeued';
+  }
+
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
     await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason]);
   }
@@ -241,6 +247,28 @@ export class RedisBroker implements Broker {
         // A malformed announcement is ignored; the stored list stays authoritative.
       }
     });
+  }
+
+  async heartbeat(info: WorkerInfo, ttl: number): Promise<void> {
+    await this.connection.client.set(this.keys.worker(info.hostname), JSON.stringify(info), 'PX', Math.max(1, Math.round(ttl)));
+  }
+
+  async forgetWorker(hostname: string): Promise<void> {
+    await this.connection.client.del(this.keys.worker(hostname));
+  }
+
+  async listWorkers(): Promise<WorkerInfo[]> {
+    const { client } = this.connection;
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await client.scan(cursor, 'MATCH', this.keys.worker('*'), 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    if (keys.length === 0) return [];
+    const infos = await client.mget(...keys);
+    return infos.flatMap((info) => (info ? [JSON.parse(info) as WorkerInfo] : []));
   }
 
   async stats(queue: string): Promise<QueueStats> {

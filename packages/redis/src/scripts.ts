@@ -12,6 +12,7 @@ export type ScriptName =
   | 'reserve'
   | 'ack'
   | 'requeue'
+  | 'requeueLost'
   | 'deadLetter'
   | 'extendLeases'
   | 'recover'

@@ -13,7 +13,7 @@ import {
   type TaskMessage,
   type TaskState,
 } from '@celeriac/core';
-import type { RunSignal } from './run-signal';
+import type { TaskJob } from './task-job';
 
 /** How one run ended. */
 export type ExecutionResult =
@@ -21,18 +21,7 @@ export type ExecutionResult =
   | { kind: 'failure'; error: unknown; timedOut: boolean };
 
 /** What one run needs. */
-export interface ExecuteInput {
-  message: TaskMessage;
-  definition: TaskDefinition;
-  deliveries: number;
-  maxRetries: number;
-  /** The run's abort signal; the worker aborts it on revoke with terminate and on shutdown. */
-  stop: RunSignal;
-  softTimeLimit: number | undefined;
-  timeLimit: number | undefined;
-  /** Stores a state change of this task (progress, custom states). */
-  report(state: TaskState, meta: unknown): Promise<void>;
-}
+export type ExecuteInput = TaskJob;
 
 /** Runs the task; never throws. */
 export async function execute(input: ExecuteInput): Promise<ExecutionResult> {

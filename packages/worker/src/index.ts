@@ -7,4 +7,7 @@ export { execute, type ExecuteInput, type ExecutionResult } from './execute';
 export { quietLogger, type Logger } from './logger';
 export { resolveWorkerOptions, type PoolKind, type ResolvedWorkerOptions, type WorkerOptions } from './options';
 export { Worker, type WorkerState } from './worker';
+export { loadAppModule, type LoadedApp } from './load-app';
+export type { TaskRunner } from './runner';
+export type { TaskJob, TaskOutcome } from './run-task';
 export type { WorkerApp } from './worker-app';

@@ -1,11 +1,14 @@
 /** Options of a worker, with their defaults in one place. */
 import { availableParallelism, hostname } from 'node:os';
-import { CeleriacError, toMilliseconds, type Duration } from '@celeriac/core';
+import { CeleriacError, optionalMilliseconds, toMilliseconds, type Duration } from '@celeriac/core';
 import type { Logger } from './logger';
 import { quietLogger } from './logger';
 
-/** How tasks are run: `inline` runs them as async functions inside the worker process. */
-export type PoolKind = 'inline';
+/**
+ * How tasks are run: `inline` as async functions inside the worker process; `prefork` in long-lived
+ * child processes; `fork` in a fresh child process per task.
+ */
+export type PoolKind = 'inline' | 'prefork' | 'fork';
 
 /** Options of `app.worker(...)`. */
 export interface WorkerOptions {
@@ -24,6 +27,16 @@ export interface WorkerOptions {
    * @defaultValue `'inline'`
    */
   pool?: PoolKind;
+  /** The app module the pool children load (required for `prefork` and `fork`): the file that creates the app. */
+  appModule?: string;
+  /** Replace a prefork child after this many tasks. */
+  maxTasksPerChild?: number;
+  /** Replace a prefork child whose memory passed this many megabytes after a task. */
+  maxMemoryPerChild?: number;
+  /** Hard time limit for tasks that set none (process pools kill the child). */
+  timeLimit?: Duration;
+  /** Soft time limit for tasks that set none. */
+  softTimeLimit?: Duration;
   /**
    * How many tasks the worker reserves ahead of its free slots, so the next ones are on hand when a
    * task ends. Use 0 for long tasks, so that waiting tasks stay free for other workers.
@@ -52,6 +65,11 @@ export interface ResolvedWorkerOptions {
   queues: readonly string[];
   concurrency: number;
   pool: PoolKind;
+  appModule: string | undefined;
+  maxTasksPerChild: number | undefined;
+  maxMemoryPerChild: number | undefined;
+  timeLimit: number | undefined;
+  softTimeLimit: number | undefined;
   prefetch: number;
   shutdownTimeout: number;
   hostname: string;
@@ -67,11 +85,20 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
   const queues = options.queues ?? [defaultQueue];
   if (queues.length === 0) throw invalid('queues', queues, 'at least one queue name');
   const pool = options.pool ?? 'inline';
-  if (pool !== 'inline') throw invalid('pool', pool, "'inline' for in-process workers (process pools run with the `celeriac worker` command)");
+  if (!['inline', 'prefork', 'fork'].includes(pool)) throw invalid('pool', pool, "'inline', 'prefork' or 'fork'");
+  if (pool !== 'inline' && !options.appModule) throw invalid('appModule', options.appModule, `the path of the app module, which ${pool} pool children load`);
+  for (const [name, value] of [['maxTasksPerChild', options.maxTasksPerChild], ['maxMemoryPerChild', options.maxMemoryPerChild]] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw invalid(name, value, 'a positive integer');
+  }
   return {
     queues: [...queues],
     concurrency,
     pool,
+    appModule: options.appModule,
+    maxTasksPerChild: options.maxTasksPerChild,
+    maxMemoryPerChild: options.maxMemoryPerChild,
+    timeLimit: optionalMilliseconds(options.timeLimit, 'timeLimit'),
+    softTimeLimit: optionalMilliseconds(options.softTimeLimit, 'softTimeLimit'),
     prefetch,
     shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? '30s', 'shutdownTimeout'),
     hostname: options.hostname ?? `${hostname()}:${process.pid}`,

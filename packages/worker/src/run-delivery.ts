@@ -17,10 +17,10 @@ import {
   type TaskRecord,
   type TaskState,
 } from '@celeriac/core';
-import { execute, type ExecutionResult } from './execute';
 import type { Logger } from './logger';
 import type { RunSignal } from './run-signal';
-import { decideRetry } from './retry-policy';
+import type { TaskJob, TaskOutcome } from './run-task';
+import type { TaskRunner } from './runner';
 import type { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
@@ -30,6 +30,9 @@ export interface RunContext {
   /** The broker, as the worker opened it (the app's getter refuses calls once the app is closing). */
   broker: Broker;
   settler: Settler;
+  runner: TaskRunner;
+  /** The worker's time limits for tasks that set none. */
+  limits: { timeLimit: number | undefined; softTimeLimit: number | undefined };
   logger: Logger;
   hostname: string;
   isRevoked(id: string): boolean;
@@ -81,27 +84,27 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   // A run abandoned at its hard limit may still report; nothing may overwrite its final record.
   let finished = false;
   const started = Date.now();
-  logger.debug({ id: message.id, task: message.task }, `Task ${message.task}[${message.id}] started`);
-  const result = await execute({
+  logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
+  const job: TaskJob = {
     message,
     definition,
     deliveries: delivery.deliveries,
     maxRetries,
     stop,
-    softTimeLimit: message.softTimeLimit ?? optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit'),
-    timeLimit: message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit'),
+    softTimeLimit: message.softTimeLimit ?? optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit') ?? run.limits.softTimeLimit,
+    timeLimit: message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
     report: async (state: TaskState, meta: unknown) => {
       if (finished) return;
       await run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
     },
-  });
+  };
+  const outcome = await run.runner.run(job, delivery.body);
   finished = true;
   run.released(delivery.id);
   // Handed back to the queue at shutdown: another delivery owns the outcome now.
   if (stop.abandoned) return;
-  const duration = Date.now() - started;
   if (stop.aborted && run.isRevoked(message.id)) return revoke(run, delivery, message, 'terminated');
-  await settle(run, delivery, message, definition, maxRetries, checkResult(run, message, result), duration);
+  await settle(run, delivery, message, definition, maxRetries, outcome, Date.now() - started);
 }
 
 async function settle(
@@ -110,55 +113,43 @@ async function settle(
   message: TaskMessage,
   definition: TaskDefinition,
   maxRetries: number,
-  result: ExecutionResult & { final?: boolean },
+  outcome: TaskOutcome,
   duration: number,
 ): Promise<void> {
   const { app, logger } = run;
   const fields = { id: message.id, task: message.task, duration };
-  if (result.kind === 'success') {
-    const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
-    const value = ignore ? {} : { result: result.value };
-    await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'SUCCESS', { task: message.task, retries: message.retries, ...value })));
-    logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
-    await callHook(run, 'onSuccess', () => definition.options.onSuccess?.(result.value, message.id));
-    return;
-  }
-  const decision = decideRetry({ error: result.error, taskName: message.task, options: definition.options, retries: message.retries, maxRetries, final: result.final === true });
-  if (decision.retry) {
-    const body = encodeMessage(app.codec, { ...message, retries: message.retries + 1 }, { secret: app.options.secret, maxBytes: app.options.maxMessageSize });
-    await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { task: message.task, retries: message.retries, error: toRemoteError(decision.error), meta: { countdown: decision.delay } })));
-    await run.broker.requeue(delivery, { delay: decision.delay, body });
-    logger.info({ ...fields, state: 'RETRY', delay: decision.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${decision.delay} ms`);
-    await callHook(run, 'onRetry', () => definition.options.onRetry?.(decision.error, message.id));
-    return;
-  }
-  await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, retries: message.retries, error: toRemoteError(decision.error) })));
-  logger.error({ ...fields, state: 'FAILURE', error: toRemoteError(decision.error) }, `Task ${message.task}[${message.id}] failed`);
-  await callHook(run, 'onFailure', () => definition.options.onFailure?.(decision.error, message.id));
-}
-
-/** A value that cannot be stored turns the run into a failure that is not retried (it would fail again). */
-function checkResult(run: RunContext, message: TaskMessage, result: ExecutionResult): ExecutionResult & { final?: boolean } {
-  if (result.kind !== 'success') return result;
-  try {
-    run.app.codec.assertSerializable(result.value, `the result of ${message.task}`);
-    return result;
-  } catch (error) {
-    return { kind: 'failure', error, timedOut: false, final: true };
+  const base = { task: message.task, retries: message.retries };
+  switch (outcome.kind) {
+    case 'success': {
+      const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
+      await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'SUCCESS', ignore ? base : { ...base, result: outcome.value })));
+      logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
+      return;
+    }
+    case 'retry': {
+      const body = encodeMessage(app.codec, { ...message, retries: message.retries + 1 }, { secret: app.options.secret, maxBytes: app.options.maxMessageSize });
+      await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
+      await run.broker.requeue(delivery, { delay: outcome.delay, body });
+      logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
+      return;
+    }
+    case 'lost': {
+      // Redelivered as a lost delivery: bounded by maxDeliveries, then dead-lettered.
+      const dead = (await run.broker.requeueLost(delivery, `${outcome.error.name}: ${outcome.error.message}`)) === 'dead';
+      logger.error({ ...fields, state: dead ? 'FAILURE' : 'REDELIVERED', error: outcome.error }, `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`);
+      if (dead) await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
+      return;
+    }
+    case 'failure':
+      await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
+      logger.error({ ...fields, state: 'FAILURE', error: outcome.error }, `Task ${message.task}[${message.id}] failed`);
+      return;
   }
 }
 
 async function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
   await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } })));
-}
-
-async function callHook(run: RunContext, hook: string, call: () => void | Promise<void> | undefined): Promise<void> {
-  try {
-    await call();
-  } catch (error) {
-    run.logger.error({ hook, error: toRemoteError(error) }, `The ${hook} hook threw; the task's outcome stands`);
-  }
 }
 
 function record(id: string, state: TaskState, fields: Partial<TaskRecord>): TaskRecord {

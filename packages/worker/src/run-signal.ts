@@ -7,6 +7,7 @@
 export class RunSignal {
   private controller: AbortController | undefined;
   private abortedWith: { reason: unknown } | undefined;
+  private readonly listeners: Array<(reason: unknown) => void> = [];
 
   /** The signal the task sees as `currentTask().signal`. */
   get signal(): AbortSignal {
@@ -41,5 +42,12 @@ export class RunSignal {
     if (this.abortedWith) return;
     this.abortedWith = { reason };
     this.controller?.abort(reason);
+    for (const listener of this.listeners.splice(0)) listener(reason);
+  }
+
+  /** Calls `listener` once when the run is aborted (at once if it already was). */
+  onAbort(listener: (reason: unknown) => void): void {
+    if (this.abortedWith) listener(this.abortedWith.reason);
+    else this.listeners.push(listener);
   }
 }

@@ -9,10 +9,13 @@
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
 import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
+import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
 import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
+import { createRunner } from './pool/create-runner';
+import type { TaskRunner } from './runner';
 import { runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
@@ -38,6 +41,7 @@ export class Worker implements Closeable {
   /** Reserved but not started yet, in reservation order. */
   private prefetched: Running[] = [];
   private readonly stopLoop = new AbortController();
+  private readonly forced = new AbortController();
   private slotFreed: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
@@ -48,6 +52,8 @@ export class Worker implements Closeable {
   private processedCount = 0;
   private runContext!: RunContext;
   private broker!: Broker;
+  private runner!: TaskRunner;
+  private heartbeat: Heartbeat | undefined;
 
   constructor(
     private readonly app: WorkerApp,
@@ -86,17 +92,38 @@ export class Worker implements Closeable {
       store: (entries) => backend.store(entries),
       logger: this.options.logger,
     });
+    this.runner = createRunner(this.app, this.options);
     this.runContext = {
       app: this.app,
       broker,
+      runner: this.runner,
+      limits: { timeLimit: this.options.timeLimit, softTimeLimit: this.options.softTimeLimit },
       settler: this.settler,
       logger: this.options.logger,
       hostname: this.options.hostname,
       isRevoked: (id) => this.revocations.has(id),
       released: (id) => this.release(id),
     };
+    await this.runner.start();
     await this.revocations.start();
     this.leases.start();
+    const started = Date.now();
+    this.heartbeat = new Heartbeat(
+      broker,
+      () => ({
+        hostname: this.options.hostname,
+        pid: process.pid,
+        queues: this.options.queues,
+        pool: this.options.pool,
+        concurrency: this.options.concurrency,
+        started,
+        heartbeat: Date.now(),
+        processed: this.processedCount,
+        active: this.running.size,
+      }),
+      this.options.logger,
+    );
+    this.heartbeat.start();
     this.loop = this.fetchLoop();
     this.options.logger.info({ queues: this.options.queues, concurrency: this.options.concurrency }, `Worker ${this.options.hostname} started`);
   }
@@ -108,6 +135,12 @@ export class Worker implements Closeable {
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
+  }
+
+  /** Stops now: running tasks are aborted and handed back to the queue without waiting. */
+  forceClose(): Promise<void> {
+    this.forced.abort();
+    return this.close();
   }
 
   private async fetchLoop(): Promise<void> {
@@ -199,7 +232,7 @@ export class Worker implements Closeable {
     for (const entry of unstarted) this.running.delete(entry.delivery.id);
     if (unstarted.length > 0) logger.info({ count: unstarted.length }, 'Handing prefetched tasks back to the queue');
     await Promise.allSettled(unstarted.map((entry) => this.broker.requeue(entry.delivery)));
-    const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout);
+    const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout, this.forced.signal);
     if (!finished) {
       const left = [...this.running.values()];
       logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
@@ -207,18 +240,23 @@ export class Worker implements Closeable {
       await Promise.allSettled(left.map((run) => this.broker.requeue(run.delivery)));
     }
     await this.settler.drain();
+    await this.runner.close({ force: !finished });
     await this.leases.stop();
     await this.revocations.stop();
+    await this.heartbeat?.stop(this.options.hostname);
     this.untrack?.();
     this.stateValue = 'closed';
     logger.info({ processed: this.processedCount }, `Worker ${this.options.hostname} stopped`);
   }
 }
 
-/** Resolves true when all promises settle within `ms`, false otherwise. */
-async function waitAll(promises: Array<Promise<void>>, ms: number): Promise<boolean> {
+/** Resolves true when all promises settle within `ms` (and before `forced` aborts), false otherwise. */
+async function waitAll(promises: Array<Promise<void>>, ms: number, forced: AbortSignal): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    forced.addEventListener('abort', () => resolve(false), { once: true });
+  });
   try {
     return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
   } finally {

@@ -11,6 +11,7 @@ import type {
   QueueStats,
   RecoveryReport,
   Revocation,
+  WorkerInfo,
 } from '../broker';
 import type { ResultBackend } from '../backend';
 import type { Envelope } from '../message';
@@ -44,6 +45,7 @@ export class MemoryBroker implements Broker {
   private readonly revokeListeners = new Set<(revocation: Revocation) => void>();
   private readonly waiters = new Set<{ queues: readonly string[]; wake: () => void }>();
   private readonly timer = new WakeTimer(() => this.wakeDue());
+  private readonly workers = new Map<string, { info: WorkerInfo; until: number }>();
   private seq = 0;
 
   constructor(private readonly settings: BrokerSettings) {}
@@ -126,6 +128,19 @@ export class MemoryBroker implements Broker {
     this.afterChange();
   }
 
+  async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
+    const entry = this.activeEntry(delivery);
+    if (!entry) return 'requeued';
+    if (entry.deliveries >= this.settings.maxDeliveries) {
+      this.bury(entry, `${reason} (delivered ${entry.deliveries} times, maxDeliveries ${this.settings.maxDeliveries})`);
+      return 'dead';
+    }
+    entry.place = 'ready';
+    entry.seq = this.seq++;
+    this.afterChange();
+    return 'requeued';
+  }
+
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
     const entry = this.activeEntry(delivery);
     if (entry) this.bury(entry, reason);
@@ -202,6 +217,19 @@ export class MemoryBroker implements Broker {
     return async () => {
       this.revokeListeners.delete(listener);
     };
+  }
+
+  async heartbeat(info: WorkerInfo, ttl: number): Promise<void> {
+    this.workers.set(info.hostname, { info, until: Date.now() + ttl });
+  }
+
+  async forgetWorker(hostname: string): Promise<void> {
+    this.workers.delete(hostname);
+  }
+
+  async listWorkers(): Promise<WorkerInfo[]> {
+    const now = Date.now();
+    return [...this.workers.values()].filter((worker) => worker.until > now).map((worker) => worker.info);
   }
 
   async stats(queue: string): Promise<QueueStats> {

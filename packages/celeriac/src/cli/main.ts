@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+/** The `celeriac` command line. */
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { workerCommand } from './worker-command';
+
+const program = new Command('celeriac')
+  .description('Distributed tasks for TypeScript: run workers and inspect queues.')
+  .version((require('../../package.json') as { version: string }).version)
+  .addCommand(workerCommand());
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

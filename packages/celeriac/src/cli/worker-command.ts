@@ -1,0 +1,97 @@
+/**
+ * `celeriac worker`: runs tasks from the app module's queues until SIGTERM or SIGINT. The first
+ * signal drains (no new tasks, prefetched ones go back, running ones get --shutdown-timeout); a
+ * second one stops at once, handing running tasks back to the queue.
+ */
+import { Command, Option } from 'commander';
+import { Worker, type PoolKind } from '@celeriac/worker';
+import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
+import { loadAppOrExit } from './load';
+import { duration, list, positiveInteger, wholeNumber } from './parse';
+
+interface WorkerFlags {
+  app: string;
+  queues?: string[];
+  concurrency?: number;
+  pool: PoolKind;
+  maxTasksPerChild?: number;
+  maxMemoryPerChild?: number;
+  prefetch?: number;
+  timeLimit?: number;
+  softTimeLimit?: number;
+  shutdownTimeout: number;
+  hostname?: string;
+  loglevel: LogLevel;
+  jsonLogs?: boolean;
+}
+
+/** Adds the `worker` command to the program. */
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description('Run tasks from the app\'s queues until stopped (SIGTERM/SIGINT drain gracefully; a second signal stops at once).')
+    .requiredOption('-A, --app <module>', 'the module that creates and exports the app (compiled .js, or .ts with tsx installed)')
+    .option('-Q, --queues <names>', 'queues to consume, in priority order, comma-separated (default: the app\'s default queue)', list)
+    .option('-c, --concurrency <n>', 'tasks run at once (default: number of CPUs)', positiveInteger)
+    .addOption(new Option('--pool <kind>', 'prefork: long-lived children; fork: a new child per task; inline: inside this process').choices(['prefork', 'fork', 'inline']).default('prefork'))
+    .option('--max-tasks-per-child <n>', 'replace a prefork child after n tasks', positiveInteger)
+    .option('--max-memory-per-child <MB>', 'replace a prefork child whose memory passed this many MB after a task', positiveInteger)
+    .option('--prefetch <n>', 'tasks reserved ahead of free slots (default: concurrency; 0 for long tasks)', wholeNumber)
+    .option('--time-limit <duration>', 'hard limit for tasks that set none: the child is killed (e.g. 30s)', duration)
+    .option('--soft-time-limit <duration>', 'soft limit for tasks that set none: the task\'s signal aborts', duration)
+    .option('--shutdown-timeout <duration>', 'on SIGTERM, how long running tasks may take to finish', duration, 30_000)
+    .option('--hostname <name>', 'this worker\'s name in logs and inspection (default: host:pid)')
+    .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .option('--json-logs', 'log JSON lines instead of readable text')
+    .action((flags: WorkerFlags) => runWorker(flags));
+}
+
+async function runWorker(flags: WorkerFlags): Promise<void> {
+  const logger = createLogger({ level: flags.loglevel, json: flags.jsonLogs === true, name: 'worker' });
+  const app = loadAppOrExit(flags.app, logger);
+  const worker = new Worker(app, {
+    queues: flags.queues,
+    concurrency: flags.concurrency,
+    pool: flags.pool,
+    appModule: flags.app,
+    maxTasksPerChild: flags.maxTasksPerChild,
+    maxMemoryPerChild: flags.maxMemoryPerChild,
+    prefetch: flags.prefetch,
+    timeLimit: flags.timeLimit,
+    softTimeLimit: flags.softTimeLimit,
+    shutdownTimeout: flags.shutdownTimeout,
+    hostname: flags.hostname,
+    logger,
+  });
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1) {
+      logger.info({ signal }, `Received ${signal}: draining (send it again to stop at once)`);
+      void shutdown();
+    } else {
+      logger.warn({ signal }, `Received ${signal} again: stopping now; running tasks go back to the queue`);
+      worker.forceClose();
+    }
+  };
+  const shutdown = async () => {
+    try {
+      await worker.close();
+      await app.close();
+      logger.info('Worker exited cleanly');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ error: String(error) }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    await worker.start();
+  } catch (error) {
+    logger.fatal({ error: String(error) }, `The worker could not start: ${(error as Error).message}`);
+    await app.close().catch(() => undefined);
+    process.exit(1);
+  }
+  logger.info({ pool: worker.options.pool, concurrency: worker.options.concurrency, queues: worker.options.queues }, `Worker ${worker.options.hostname} ready`);
+}

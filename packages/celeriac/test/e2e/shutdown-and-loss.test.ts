@@ -1,0 +1,57 @@
+import { RedisFixture } from '../../../redis/test/support/redis-app';
+import { WorkerProcess, WorkerProcesses } from './support/worker-process';
+
+describe('celeriac worker: shutdown and lost workers', () => {
+  let fixture: RedisFixture;
+  let workers: WorkerProcesses;
+  beforeEach(() => {
+    fixture = new RedisFixture('e2e-stop');
+    workers = new WorkerProcesses(fixture.prefix);
+  });
+  afterEach(async () => {
+    await workers.stopAll();
+    await fixture.cleanup();
+  });
+
+  it('on SIGTERM, finishes the running task, hands prefetched ones back, and exits 0', async () => {
+    const worker = workers.start(['-c', '1', '--prefetch', '2']);
+    await worker.ready();
+    const client = fixture.app();
+    const [running, ...waiting] = [0, 1, 2].map(() => client.sendTask('e2e.sleep', [600]));
+    await worker.started(running!.id);
+    worker.signal('SIGTERM');
+    await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+    await expect(running!.state()).resolves.toBe('SUCCESS');
+    await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 2, active: 0 });
+    // Nothing was lost: another worker runs the two it handed back.
+    const next = workers.start(['-c', '2']);
+    await next.ready();
+    await expect(Promise.all(waiting.map((result) => result.get({ timeout: 20_000 })))).resolves.toHaveLength(2);
+  });
+
+  it('when a worker is killed with kill -9 mid-task, another worker completes the task', async () => {
+    const env = { CELERIAC_TEST_VISIBILITY: '2s' };
+    const doomed: WorkerProcess = workers.start(['-c', '1'], env);
+    await doomed.ready();
+    const client = fixture.app();
+    const result = client.sendTask<number>('e2e.sleep', [300]);
+    await doomed.started(result.id);
+    doomed.signal('SIGKILL');
+    await doomed.exited;
+    const survivor = workers.start(['-c', '1'], env);
+    await survivor.ready();
+    const pid = await result.get({ timeout: 20_000 });
+    expect(pid).not.toBe(doomed.child.pid);
+    const record = await client.broker.stats('default');
+    expect(record).toMatchObject({ active: 0, dead: 0 });
+  });
+
+  it('stops with a clear message when the app module cannot be loaded or exports no app', async () => {
+    const missing = new WorkerProcess(['-A', 'does/not/exist.js'], {});
+    await expect(missing.exited).resolves.toMatchObject({ code: 2 });
+    expect(missing.lines.map((line) => line.msg).join('\n')).toMatch(/does not exist/);
+    const noApp = new WorkerProcess(['-A', 'package.json'], {});
+    await expect(noApp.exited).resolves.toMatchObject({ code: 2 });
+    expect(noApp.lines.map((line) => line.msg).join('\n')).toMatch(/exports no Celeriac app/);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Starts real `celeriac worker` processes for end-to-end tests (from the built CLI: run
+ * `npm run build` first; `npm test` does) and lets tests wait for what they log.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const ROOT = resolve(__dirname, '../../../../..');
+const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
+/** The app module the workers load. */
+export const FIXTURE_APP = join(__dirname, '../fixtures/app.js');
+
+/** One JSON log line of the worker. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A running `celeriac worker` process. */
+export class WorkerProcess {
+  readonly child: ChildProcess;
+  readonly lines: LogLine[] = [];
+  readonly stderr: string[] = [];
+  private readonly listeners = new Set<(line: LogLine) => void>();
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
+    this.child = spawn(process.execPath, [CLI, 'worker', '--json-logs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    createInterface({ input: this.child.stdout! }).on('line', (text) => {
+      let line: LogLine;
+      try {
+        line = JSON.parse(text) as LogLine;
+      } catch {
+        return;
+      }
+      this.lines.push(line);
+      for (const listener of this.listeners) listener(line);
+    });
+    createInterface({ input: this.child.stderr! }).on('line', (text) => this.stderr.push(text));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** Resolves with the first log line (past or future) that matches. */
+  waitForLog(match: (line: LogLine) => boolean, what = 'a log line'): Promise<LogLine> {
+    const seen = this.lines.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const listener = (line: LogLine) => {
+        if (!match(line)) return;
+        this.listeners.delete(listener);
+        resolve(line);
+      };
+      this.listeners.add(listener);
+      void this.exited.then(({ code }) => {
+        if (this.listeners.delete(listener)) reject(new Error(`The worker exited (code ${code}) before logging ${what}. stderr: ${this.stderr.join('\n')}`));
+      });
+    });
+  }
+
+  /** Resolves once the worker logged that it is ready. */
+  ready(): Promise<LogLine> {
+    return this.waitForLog((line) => / ready$/.test(line.msg), 'ready');
+  }
+
+  /** Resolves when task `id` has started. */
+  started(id: string): Promise<LogLine> {
+    return this.waitForLog((line) => line.id === id && line.state === 'STARTED', `the start of ${id}`);
+  }
+
+  /** Sends a signal. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Kills the worker (and, through the closed IPC channel, its children) if still running. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+/** Tracks worker processes of a test and kills any left at the end. */
+export class WorkerProcesses {
+  private readonly all: WorkerProcess[] = [];
+
+  constructor(private readonly prefix: string) {}
+
+  /** Starts a worker on the fixture app with extra CLI args. */
+  start(args: string[] = [], env: NodeJS.ProcessEnv = {}): WorkerProcess {
+    const worker = new WorkerProcess(['-A', FIXTURE_APP, ...args], { CELERIAC_TEST_PREFIX: this.prefix, ...env });
+    this.all.push(worker);
+    return worker;
+  }
+
+  /** Kills every worker still running. */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.all.map((worker) => worker.stop()));
+  }
+}

@@ -1,0 +1,75 @@
+import { TaskFailedError } from 'celeriac';
+import { RedisFixture } from '../../../redis/test/support/redis-app';
+import { WorkerProcesses } from './support/worker-process';
+
+describe('celeriac worker: hard limits and crashes', () => {
+  let fixture: RedisFixture;
+  let workers: WorkerProcesses;
+  beforeEach(() => {
+    fixture = new RedisFixture('e2e-limits');
+    workers = new WorkerProcesses(fixture.prefix);
+  });
+  afterEach(async () => {
+    await workers.stopAll();
+    await fixture.cleanup();
+  });
+
+  it('kills a hung task at its hard limit, fails it with TimeLimitExceededError, and runs the next task', async () => {
+    const worker = workers.start(['-c', '1', '--pool', 'prefork']);
+    await worker.ready();
+    const client = fixture.app();
+    const hung = client.sendTask('e2e.hang', [], { timeLimit: 500 });
+    const failure = await hung.get({ timeout: 20_000, propagate: false });
+    expect(failure).toBeInstanceOf(TaskFailedError);
+    expect((failure as TaskFailedError).remote.name).toBe('TimeLimitExceededError');
+    await expect(client.sendTask('e2e.add', [2, 3]).get({ timeout: 20_000 })).resolves.toBe(5);
+  });
+
+  it('retries a task whose child crashed, then fails it with WorkerLostError', async () => {
+    const worker = workers.start(['-c', '1', '--pool', 'prefork']);
+    await worker.ready();
+    const client = fixture.app({ maxDeliveries: 2 });
+    const crashing = client.sendTask('e2e.crash', [7]);
+    const failure = await crashing.get({ timeout: 30_000, propagate: false });
+    expect(failure).toBeInstanceOf(TaskFailedError);
+    expect((failure as TaskFailedError).remote.name).toBe('WorkerLostError');
+    const record = await crashing.record();
+    expect(record?.retries).toBe(1);
+    // The worker keeps serving after its children died.
+    await expect(client.sendTask('e2e.add', [1, 1]).get({ timeout: 20_000 })).resolves.toBe(2);
+  });
+
+  it('replaces a prefork child whose memory passed --max-memory-per-child', async () => {
+    const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-memory-per-child', '150']);
+    await worker.ready();
+    const client = fixture.app();
+    const first = await client.sendTask<number>('e2e.leak', [200]).get({ timeout: 20_000 });
+    await worker.waitForLog((line) => line.pid === first && /max-memory-per-child/.test(String(line.reason)), 'the replacement');
+    const second = await client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 });
+    expect(second).not.toBe(first);
+  });
+
+  it('runs every task in a new process with --pool fork', async () => {
+    const worker = workers.start(['-c', '2', '--pool', 'fork']);
+    await worker.ready();
+    const client = fixture.app();
+    const pids = await Promise.all(Array.from({ length: 6 }, () => client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 })));
+    expect(new Set(pids).size).toBe(6);
+  });
+
+  it('reports progress from a child to the caller', async () => {
+    const worker = workers.start(['-c', '1']);
+    await worker.ready();
+    const client = fixture.app();
+    const result = client.sendTask('e2e.progress', [3]);
+    const states: string[] = [];
+    const stop = client.backend.onChange?.(result.id, (record) => states.push(`${record.state}:${JSON.stringify(record.meta ?? null)}`));
+    await expect(result.get({ timeout: 20_000 })).resolves.toBe(3);
+    stop?.();
+    expect(states.filter((state) => state.startsWith('PROGRESS'))).toEqual([
+      'PROGRESS:{"step":1,"steps":3}',
+      'PROGRESS:{"step":2,"steps":3}',
+      'PROGRESS:{"step":3,"steps":3}',
+    ]);
+  });
+});

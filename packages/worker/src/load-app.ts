@@ -1,0 +1,67 @@
+/**
+ * Loads the module named by `-A`: compiled JavaScript, or TypeScript when `tsx` is installed, and
+ * finds the app it exports (`app`, the default export, or any export that is a Celeriac app).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { CeleriacError } from '@celeriac/core';
+import type { WorkerApp } from './worker-app';
+
+/** An app a worker can run: a WorkerApp that can also make workers (the `celeriac` Celeriac class). */
+export interface LoadedApp extends WorkerApp {
+  close(): Promise<void>;
+}
+
+const TYPESCRIPT = /\.(c|m)?tsx?$/;
+
+/** Loads the module and returns its app; throws `CELERIAC_APP_MODULE` with what to do. */
+export function loadAppModule(specifier: string, cwd: string = process.cwd()): LoadedApp {
+  const path = resolve(cwd, specifier);
+  if (!existsSync(path)) {
+    throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ./dist/tasks.js.`);
+  }
+  const requireHere = createRequire(resolve(cwd, 'package.json'));
+  if (TYPESCRIPT.test(path)) registerTypeScript(requireHere, path);
+  let exported: unknown;
+  try {
+    exported = requireHere(path);
+  } catch (error) {
+    throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} failed to load: ${(error as Error).message}`, { cause: error });
+  }
+  const app = findApp(exported);
+  if (!app) {
+    throw new CeleriacError(
+      'CELERIAC_APP_MODULE',
+      `The app module ${path} exports no Celeriac app. Export it, e.g. \`export const app = new Celeriac({...})\`.`,
+    );
+  }
+  return app;
+}
+
+function registerTypeScript(requireHere: NodeRequire, path: string): void {
+  let api: { register(): unknown };
+  try {
+    api = requireHere('tsx/cjs/api') as { register(): unknown };
+  } catch {
+    throw new CeleriacError('CELERIAC_APP_MODULE', `${path} is TypeScript: install tsx (npm i -D tsx) to load it directly, or compile it and pass the .js file.`);
+  }
+  api.register();
+}
+
+function findApp(exported: unknown): LoadedApp | undefined {
+  if (isApp(exported)) return exported;
+  if (typeof exported !== 'object' || exported === null) return undefined;
+  const record = exported as Record<string, unknown>;
+  for (const candidate of [record.app, record.default, (record.default as Record<string, unknown> | undefined)?.app, ...Object.values(record)]) {
+    if (isApp(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Duck-typed, so an app made by another copy of the package is found too. */
+function isApp(value: unknown): value is LoadedApp {
+  if (typeof value !== 'object' || value === null) return false;
+  const app = value as Partial<LoadedApp>;
+  return typeof app.registry?.get === 'function' && typeof app.codec?.parse === 'function' && typeof app.close === 'function' && typeof app.options === 'object';
+}

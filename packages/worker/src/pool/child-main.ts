@@ -1,0 +1,74 @@
+/**
+ * The entry point of a pool child: loads the app module once, then runs the jobs its parent sends,
+ * one at a time, and reports progress and outcomes back. It never touches the broker.
+ *
+ * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
+ */
+import { decodeMessage, toRemoteError, type TaskState } from '@celeriac/core';
+import { loadAppModule, type LoadedApp } from '../load-app';
+import { RunSignal } from '../run-signal';
+import { runTask, type TaskOutcome } from '../run-task';
+import { isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+
+const running = new Map<string, RunSignal>();
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
+  const stop = new RunSignal();
+  running.set(message.jobId, stop);
+  let outcome: WireOutcome;
+  try {
+    const task = decodeMessage(app.codec, message.body, { secret: app.options.secret });
+    const definition = app.registry.get(task.task);
+    if (!definition) throw new Error(`The pool child has no task named ${task.task}; it loaded another version of the app module.`);
+    const result: TaskOutcome = await runTask(
+      {
+        message: task,
+        definition,
+        deliveries: message.deliveries,
+        maxRetries: message.maxRetries,
+        stop,
+        softTimeLimit: message.softTimeLimit,
+        // The hard limit belongs to the parent: it kills this process.
+        timeLimit: undefined,
+        report: async (state: TaskState, meta: unknown) => {
+          send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, `the ${state} metadata of ${task.task}`) });
+        },
+      },
+      app.codec,
+      (hook, error) => console.error(`[celeriac] The ${hook} hook of ${task.task} threw:`, error),
+    );
+    outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, `the result of ${task.task}`) } : (result as WireOutcome);
+  } catch (error) {
+    outcome = { kind: 'failure', error: toRemoteError(error) };
+  } finally {
+    running.delete(message.jobId);
+  }
+  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: process.memoryUsage.rss() });
+}
+
+function main(): void {
+  const specifier = process.env.CELERIAC_APP_MODULE;
+  let app: LoadedApp;
+  try {
+    if (!specifier) throw new Error('CELERIAC_APP_MODULE is not set; pool children are started by a worker.');
+    app = loadAppModule(specifier);
+  } catch (error) {
+    send({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) });
+    process.exitCode = 1;
+    return void process.disconnect?.();
+  }
+  process.on('message', (message: unknown) => {
+    if (!isParentMessage(message)) return;
+    if (message.type === 'run') void handleRun(app, message);
+    else running.get(message.jobId)?.abort(new Error(message.reason));
+  });
+  // The parent owns this process: when it goes, so do we.
+  process.on('disconnect', () => process.exit(0));
+  send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
+}
+
+main();

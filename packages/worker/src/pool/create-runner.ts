@@ -1,0 +1,31 @@
+/** Builds the runner a worker's `pool` option names. */
+import { resolve } from 'node:path';
+import { toRemoteError } from '@celeriac/core';
+import { InlineRunner } from '../inline-runner';
+import type { ResolvedWorkerOptions } from '../options';
+import type { TaskRunner } from '../runner';
+import type { WorkerApp } from '../worker-app';
+import { ForkPool } from './fork-pool';
+import { PreforkPool } from './prefork-pool';
+
+/** The runner for `options.pool`. */
+export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): TaskRunner {
+  const { logger } = options;
+  switch (options.pool) {
+    case 'inline':
+      return new InlineRunner(app.codec, (hook, error) =>
+        logger.error({ hook, error: toRemoteError(error) }, `The ${hook} hook threw; the task's outcome stands`),
+      );
+    case 'prefork':
+      return new PreforkPool({
+        size: options.concurrency,
+        appModule: resolve(options.appModule as string),
+        codec: app.codec,
+        maxTasksPerChild: options.maxTasksPerChild,
+        maxMemoryPerChild: options.maxMemoryPerChild === undefined ? undefined : options.maxMemoryPerChild * 1_048_576,
+        onReplace: (pid, reason) => logger.info({ pid, reason }, `Replacing pool child ${pid}: ${reason}`),
+      });
+    case 'fork':
+      return new ForkPool({ size: options.concurrency, appModule: resolve(options.appModule as string), codec: app.codec });
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The fork pool, RQ's "work horse": every task runs in a fresh child that exits after it, so no
+ * state or leak outlives a task. The next child is started while the current task runs, so its
+ * start-up (a bare `node` takes ~75 ms) overlaps the work instead of adding to it.
+ */
+import type { TaskRunner } from '../runner';
+import type { TaskJob, TaskOutcome } from '../run-task';
+import { ChildHandle, type ChildSpec } from './child-handle';
+
+/** Options of a fork pool. */
+export interface ForkOptions extends ChildSpec {
+  /** How many tasks run at once; as many children are kept warm. */
+  size: number;
+}
+
+/** Runs each job in a new child process. */
+export class ForkPool implements TaskRunner {
+  private readonly spares: ChildHandle[] = [];
+  private readonly all = new Set<ChildHandle>();
+  private closed = false;
+
+  constructor(private readonly options: ForkOptions) {}
+
+  /** Warms the first children and checks that the app loads in one. */
+  async start(): Promise<void> {
+    for (let i = 0; i < this.options.size; i += 1) this.spares.push(this.spawn());
+    await Promise.all(this.spares.map((child) => child.whenReady()));
+  }
+
+  async run(job: TaskJob, body: string): Promise<TaskOutcome> {
+    const child = this.spares.shift() ?? this.spawn();
+    // The successor warms up while this task runs.
+    if (!this.closed) this.spares.push(this.spawn());
+    try {
+      await child.whenReady();
+    } catch (error) {
+      return { kind: 'lost', error: { name: 'WorkerLostError', message: (error as Error).message } };
+    }
+    const outcome = await child.run(job, body);
+    child.retire();
+    return outcome;
+  }
+
+  async close(options: { force?: boolean } = {}): Promise<void> {
+    this.closed = true;
+    for (const child of this.spares.splice(0)) child.kill();
+    for (const child of this.all) if (options.force) child.kill();
+    await Promise.all([...this.all].map((child) => child.whenExited()));
+  }
+
+  private spawn(): ChildHandle {
+    const child = new ChildHandle(this.options);
+    this.all.add(child);
+    void child.whenExited().then(() => this.all.delete(child));
+    return child;
+  }
+}

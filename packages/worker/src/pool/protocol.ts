@@ -1,0 +1,46 @@
+/**
+ * The messages between a worker and its pool children, defined once for both sides: a versioned,
+ * string-tagged union. Children never talk to the broker; the parent owns leases and settling.
+ */
+import type { RemoteError } from '@celeriac/core';
+
+/** Bumped on any incompatible change; both sides refuse other versions. */
+export const PROTOCOL_VERSION = 1;
+
+/** Parent → child. */
+export type ParentMessage =
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: 'run';
+      jobId: string;
+      /** The encoded task message, as the broker delivered it. */
+      body: string;
+      deliveries: number;
+      maxRetries: number;
+      softTimeLimit?: number;
+    }
+  | { v: typeof PROTOCOL_VERSION; type: 'abort'; jobId: string; reason: string };
+
+/** How a run ended, with the value encoded by the app's codec. */
+export type WireOutcome =
+  | { kind: 'success'; value: string }
+  | { kind: 'retry'; delay: number; error: RemoteError }
+  | { kind: 'failure'; error: RemoteError };
+
+/** Child → parent. */
+export type ChildMessage =
+  | { v: typeof PROTOCOL_VERSION; type: 'ready'; pid: number }
+  | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
+  | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
+  /** `rss` lets the parent retire a child that grew past `maxMemoryPerChild`. */
+  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number };
+
+/** True for a message of this protocol version. */
+export function isChildMessage(value: unknown): value is ChildMessage {
+  return typeof value === 'object' && value !== null && (value as { v?: unknown }).v === PROTOCOL_VERSION;
+}
+
+/** True for a message of this protocol version. */
+export function isParentMessage(value: unknown): value is ParentMessage {
+  return typeof value === 'object' && value !== null && (value as { v?: unknown }).v === PROTOCOL_VERSION;
+}

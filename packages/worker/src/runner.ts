@@ -1,0 +1,15 @@
+/**
+ * A runner runs task jobs somewhere: in this process (`inline`), or in child processes (`prefork`,
+ * `fork`). The worker's fetch loop, leases and settling do not care which.
+ */
+import type { TaskJob, TaskOutcome } from './run-task';
+
+/** Runs jobs; one per call, up to the worker's concurrency at once. */
+export interface TaskRunner {
+  /** Starts what the runner needs (child processes). */
+  start(): Promise<void>;
+  /** Runs one job to its outcome; never throws. */
+  run(job: TaskJob, body: string): Promise<TaskOutcome>;
+  /** Stops; with `force`, kills what still runs. */
+  close(options?: { force?: boolean }): Promise<void>;
+}

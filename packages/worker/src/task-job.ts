@@ -1,0 +1,19 @@
+/** One run of one task, as the worker hands it to a runner (and a runner to `execute`). */
+import type { TaskDefinition, TaskMessage, TaskState } from '@celeriac/core';
+import type { RunSignal } from './run-signal';
+
+/** One run of one task. */
+export interface TaskJob {
+  message: TaskMessage;
+  definition: TaskDefinition;
+  /** 1 on first delivery. */
+  deliveries: number;
+  maxRetries: number;
+  /** Aborted on revoke with terminate, shutdown and time limits. */
+  stop: RunSignal;
+  softTimeLimit: number | undefined;
+  timeLimit: number | undefined;
+  /** Stores a state change (progress, custom states). */
+  report(state: TaskState, meta: unknown): Promise<void>;
+}
+
