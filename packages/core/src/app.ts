@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AsyncResult, type ResultSource, type RevokeOptions } from './async-result';
-import type { BackendSettings, ResultBackend } from './backend';
+import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
 import type { Broker, BrokerSettings } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
@@ -15,7 +15,7 @@ import { Publisher } from './internal/publisher';
 import { resolveAppOptions } from './internal/resolve-options';
 import { MemoryBackend } from './memory/memory-backend';
 import { MemoryBroker } from './memory/memory-broker';
-import { encodeMessage, envelopeOf, type TaskMessage } from './message';
+import { decodeMessage, encodeMessage, envelopeOf, type TaskMessage } from './message';
 import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } from './options';
 import { TaskRegistry } from './registry';
 import { Signature, type SignatureData } from './signature';
@@ -113,7 +113,8 @@ export class CeleriacCore implements TaskSender, ResultSource {
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
     const body = encodeMessage(this.codec, message, { secret: this.options.secret, maxBytes: this.options.maxMessageSize });
     const sent = this.publisher.publish(envelopeOf(message, body, idempotent)).then(() => undefined);
-    return new AsyncResult<R>(this, message.id, { sent, taskName: message.task });
+    // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
+    return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
   }
 
   /** Builds the message of a call without sending it. */
@@ -139,9 +140,21 @@ export class CeleriacCore implements TaskSender, ResultSource {
    * run it; with `terminate`, a running copy is aborted.
    */
   async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
-    const { removed } = await this.broker.revoke({ id, terminate: options.terminate ?? false });
+    const { removed, body } = await this.broker.revoke({ id, terminate: options.terminate ?? false });
     if (removed) {
-      await this.backend.store([{ record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: this.options.resultTtl }]);
+      const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: this.options.resultTtl };
+      const replyTo = body === undefined ? undefined : this.replyToOf(body);
+      if (replyTo !== undefined) entry.replyTo = replyTo;
+      await this.backend.store([entry]);
+    }
+  }
+
+  /** The sender's notification channel named in an encoded message, if it decodes. */
+  replyToOf(body: string): string | undefined {
+    try {
+      return decodeMessage(this.codec, body, { secret: this.options.secret }).replyTo;
+    } catch {
+      return undefined;
     }
   }
 

@@ -43,10 +43,10 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     private readonly source: ResultSource,
     /** The task id. */
     readonly id: string,
-    options: { sent?: Promise<void>; taskName?: string } = {},
+    options: { sent?: Promise<void>; taskName?: string; sentHere?: boolean } = {},
   ) {
     this.sent = options.sent ?? Promise.resolve();
-    this.sentHere = options.sent !== undefined;
+    this.sentHere = options.sentHere ?? options.sent !== undefined;
     // A failed publish reaches whoever awaits `sent` or the result; it must never be unhandled.
     this.sent.catch(() => undefined);
     this.taskName = options.taskName;

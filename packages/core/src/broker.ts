@@ -110,7 +110,7 @@ export interface Broker {
   /** Puts dead-lettered messages back into their queue with a fresh delivery count. Returns how many moved. */
   requeueDead(queue: string, ids?: readonly string[]): Promise<number>;
   /** Records a revocation (remembered for `revokeTtl`), tells running workers, and removes the message if it is still waiting. */
-  revoke(revocation: Revocation): Promise<{ removed: boolean }>;
+  revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }>;
   /** The revocations still remembered. */
   listRevoked(): Promise<Revocation[]>;
   /** Calls `listener` for every revocation from now on; returns an unsubscribe function. */

@@ -1,10 +1,11 @@
 /**
  * One Redis connection set per URL, shared by the broker and the backend of an app: a command
- * client, and, only when needed, a blocking client for idle workers and a subscriber for
+ * client, and, only when needed, blocking connections for idle workers (one per waiting worker) and a subscriber for
  * notifications. Batching is explicit (the publisher and the worker's settler gather a tick's work
  * into one script call or pipeline): ioredis's auto-pipelining would add a tick to every round trip.
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { BlockingClient } from './blocking-client';
 import { closeClient } from './close-client';
 import { defineScripts } from './scripts';
 import { Subscriber } from './subscriber';
@@ -22,8 +23,8 @@ export interface RedisConnectionOptions {
 export class RedisConnection {
   /** The command client. */
   readonly client: Redis;
-  private blockingClient: Redis | undefined;
-  private blockingId: number | undefined;
+  private readonly allBlocking = new Set<BlockingClient>();
+  private readonly idleBlocking: BlockingClient[] = [];
   private subscriberInstance: Subscriber | undefined;
   private users = 0;
 
@@ -42,36 +43,30 @@ export class RedisConnection {
     defineScripts(this.client);
   }
 
-  /** A client for blocking commands; `resetBlocking()` drops it. */
-  blocking(): Redis {
-    if (!this.blockingClient) {
-      const client = this.client.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null });
-      client.on('error', () => undefined);
-      defineScripts(client);
-      // Learn the connection's id on every (re)connect, so a blocked call can be ended by CLIENT UNBLOCK.
-      client.on('ready', () => {
-        this.blockingId = undefined;
-        client.client('ID').then((id) => (this.blockingId = Number(id)), () => undefined);
-      });
-      this.blockingClient = client;
+  /** A blocking connection for one wait; give it back with {@link RedisConnection.releaseBlocking}. */
+  acquireBlocking(): BlockingClient {
+    const idle = this.idleBlocking.pop();
+    if (idle) return idle;
+    const blocking = new BlockingClient(this.client);
+    this.allBlocking.add(blocking);
+    return blocking;
+  }
+
+  /** Returns a blocking connection for reuse (a broken one is dropped). */
+  releaseBlocking(blocking: BlockingClient): void {
+    if (blocking.broken || this.users <= 0) {
+      this.allBlocking.delete(blocking);
+      void blocking.close();
+    } else {
+      this.idleBlocking.push(blocking);
     }
-    return this.blockingClient;
   }
 
-  /**
-   * Ends a call blocked on the blocking client as if it timed out. Redis checks blocking timeouts
-   * only ~10 times a second, so precise wake-ups use a local timer and this instead.
-   */
-  async unblock(): Promise<void> {
-    if (this.blockingId === undefined) return this.resetBlocking();
-    await this.client.client('UNBLOCK', this.blockingId).catch(() => this.resetBlocking());
-  }
-
-  /** Disconnects the blocking client now, ending any blocked call; the next `blocking()` makes a new one. */
-  resetBlocking(): void {
-    this.blockingClient?.disconnect();
-    this.blockingClient = undefined;
-    this.blockingId = undefined;
+  /** Ends every blocked wait now (closing). */
+  disconnectBlocking(): void {
+    for (const blocking of this.allBlocking) blocking.disconnect();
+    this.allBlocking.clear();
+    this.idleBlocking.length = 0;
   }
 
   /** The shared pub/sub subscriber, connected on first use. */
@@ -90,7 +85,7 @@ export class RedisConnection {
   async release(): Promise<void> {
     this.users -= 1;
     if (this.users > 0) return;
-    this.resetBlocking();
+    this.disconnectBlocking();
     await this.subscriberInstance?.close();
     await closeClient(this.client);
   }

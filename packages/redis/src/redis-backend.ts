@@ -16,6 +16,7 @@ import {
 import type { RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
+import { unavailable } from './unavailable';
 
 interface Waiter {
   (record: TaskRecord): void;
@@ -65,16 +66,24 @@ export class RedisBackend implements ResultBackend {
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error);
     if (failed) throw failed[0];
+    // Waiters in this process hear at once, whoever sent the task.
+    for (const entry of latest.values()) {
+      if (this.waiters.has(entry.record.id) || this.listeners.has(entry.record.id)) this.deliver(entry.record);
+    }
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
-    const text = await this.connection.client.get(this.keys.result(id));
+    const text = await this.connection.client.get(this.keys.result(id)).catch((error: unknown) => {
+      throw unavailable(error, 'read a result');
+    });
     return text === null ? undefined : (this.codec.parse(text) as TaskRecord);
   }
 
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
-    const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id)));
+    const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id))).catch((error: unknown) => {
+      throw unavailable(error, 'read results');
+    });
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }
 

@@ -5,8 +5,6 @@
  * Every multi-key step is one Lua script (see `scripts/`).
  */
 import {
-  BrokerUnavailableError,
-  CeleriacError,
   type Broker,
   type BrokerSettings,
   type DeadLetter,
@@ -23,6 +21,7 @@ import { RedisBackend } from './redis-backend';
 import type { RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
 import { runScript, type ScriptName } from './scripts';
+import { unavailable } from './unavailable';
 
 /** Most envelopes per publish script call, so one call never blocks Redis for long. */
 const PUBLISH_CHUNK = 1_000;
@@ -128,8 +127,9 @@ export class RedisBroker implements Broker {
    * wait ends (Redis's clock sets its lease).
    */
   private async block(markers: string[], nextDue: number | undefined, signal: AbortSignal, queue: string | undefined, count: number): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
-    const client = this.connection.blocking();
-    const onAbort = () => void this.connection.unblock();
+    const blocking = this.connection.acquireBlocking();
+    const client = blocking.client;
+    const onAbort = () => void blocking.unblock(this.connection.client);
     signal.addEventListener('abort', onAbort, { once: true });
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
     const timer = setTimeout(onAbort, Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()));
@@ -146,6 +146,7 @@ export class RedisBroker implements Broker {
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      this.connection.releaseBlocking(blocking);
     }
   }
 
@@ -212,7 +213,7 @@ export class RedisBroker implements Broker {
     return this.script<number>('requeueDead', queue, [...ids]);
   }
 
-  async revoke(revocation: Revocation): Promise<{ removed: boolean }> {
+  async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
     const { client } = this.connection;
     const until = Date.now() + this.settings.revokeTtl;
     const payload = JSON.stringify(revocation);
@@ -224,8 +225,9 @@ export class RedisBroker implements Broker {
       .exec();
     await client.publish(this.keys.revokeChannel, payload);
     const queues = await client.smembers(this.keys.queues);
-    const removed = await Promise.all(queues.map((queue) => this.script<number>('revoke', queue, [revocation.id])));
-    return { removed: removed.some((count) => count > 0) };
+    const removed = await Promise.all(queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])));
+    const body = removed.find((reply): reply is string => typeof reply === 'string');
+    return body === undefined ? { removed: false } : { removed: true, body };
   }
 
   async listRevoked(): Promise<Revocation[]> {
@@ -240,13 +242,21 @@ export class RedisBroker implements Broker {
   }
 
   async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
-    return this.connection.subscriber.subscribe(this.keys.revokeChannel, (message) => {
+    // Announcements missed while the subscriber reconnected are read back from the stored list.
+    const stopRecheck = this.connection.subscriber.onReconnect(() => {
+      this.listRevoked().then((revocations) => revocations.forEach(listener), () => undefined);
+    });
+    const unsubscribe = await this.connection.subscriber.subscribe(this.keys.revokeChannel, (message) => {
       try {
         listener(JSON.parse(message) as Revocation);
       } catch {
         // A malformed announcement is ignored; the stored list stays authoritative.
       }
     });
+    return async () => {
+      stopRecheck();
+      await unsubscribe();
+    };
   }
 
   async heartbeat(info: WorkerInfo, ttl: number): Promise<void> {
@@ -333,14 +343,4 @@ function groupByQueue(deliveries: readonly Delivery[]): Map<string, Delivery[]> 
     byQueue.set(delivery.queue, list);
   }
   return byQueue;
-}
-
-/** Wraps connection failures in BrokerUnavailableError; passes other errors through. */
-export function unavailable(error: unknown, action: string): unknown {
-  if (error instanceof CeleriacError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const connectionLost =
-    (error instanceof Error && error.name === 'MaxRetriesPerRequestError') || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
-  if (!connectionLost) return error;
-  return new BrokerUnavailableError(`Could not ${action}: Redis is unreachable (${message}). Check that Redis runs and that the broker URL is right.`, { cause: error });
 }

@@ -13,6 +13,7 @@ export class InlineRunner implements TaskRunner {
   async start(): Promise<void> {}
 
   run(job: TaskJob): Promise<TaskOutcome> {
+    job.stop.started = true;
     return runTask(job, this.codec, this.onHookError);
   }
 

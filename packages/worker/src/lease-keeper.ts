@@ -13,6 +13,8 @@ export interface LeaseKeeperOptions {
   resultTtl: number;
   /** The deliveries this worker holds right now. */
   held(): Iterable<Delivery>;
+  /** The sender's channel named in a message body, so it hears of the failure. */
+  replyToOf(body: string): string | undefined;
   /** Stores records (FAILURE of dead-lettered tasks). */
   store(entries: StoreEntry[]): Promise<void>;
   logger: Logger;
@@ -56,10 +58,15 @@ export class LeaseKeeper {
         logger.warn({ ids: report.requeued }, `Requeued ${report.requeued.length} task(s) whose worker stopped renewing its lease`);
       }
       if (report.dead.length > 0) {
-        const entries = report.dead.map((dead): StoreEntry => ({
-          record: { id: dead.id, state: 'FAILURE', error: toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)), date: Date.now() },
-          ttl: this.options.resultTtl,
-        }));
+        const entries = report.dead.map((dead): StoreEntry => {
+          const entry: StoreEntry = {
+            record: { id: dead.id, state: 'FAILURE', error: toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)), date: Date.now() },
+            ttl: this.options.resultTtl,
+          };
+          const replyTo = this.options.replyToOf(dead.body);
+          if (replyTo !== undefined) entry.replyTo = replyTo;
+          return entry;
+        });
         await this.options.store(entries);
         logger.error({ ids: report.dead.map((dead) => dead.id) }, `Dead-lettered ${report.dead.length} task(s) delivered too often`);
       }

@@ -28,6 +28,9 @@ export class RunSignal {
     return this.abortedWith?.reason;
   }
 
+  /** True once the task function began (a pool child may hold a job queued before it begins it). */
+  started = false;
+
   /** True when the worker gave the task back to the queue: whatever the run does now must not be recorded. */
   abandoned = false;
 

@@ -6,6 +6,8 @@ import type { TaskJob, TaskOutcome } from './run-task';
 
 /** Runs jobs; one per call, up to the worker's concurrency at once. */
 export interface TaskRunner {
+  /** How many jobs it takes at once, when more than the worker's concurrency (jobs queued in children). */
+  readonly capacity?: number;
   /** Starts what the runner needs (child processes). */
   start(): Promise<void>;
   /** Runs one job to its outcome; never throws. */

@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
+import { CeleriacError, decodeMessage, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
@@ -55,6 +55,11 @@ export class Worker implements Closeable {
   private runner!: TaskRunner;
   private heartbeat: Heartbeat | undefined;
 
+  /** Jobs handed to the runner at once: the concurrency, or more when pool children queue one ahead. */
+  private get slots(): number {
+    return Math.max(this.options.concurrency, this.runner?.capacity ?? 0);
+  }
+
   constructor(
     private readonly app: WorkerApp,
     options: WorkerOptions = {},
@@ -90,6 +95,7 @@ export class Worker implements Closeable {
       resultTtl: options.resultTtl,
       held: () => [...this.running.values()].map((run) => run.delivery),
       store: (entries) => backend.store(entries),
+      replyToOf: (body) => decodeReplyTo(this.app, body),
       logger: this.options.logger,
     });
     this.runner = createRunner(this.app, this.options);
@@ -146,11 +152,11 @@ export class Worker implements Closeable {
   private async fetchLoop(): Promise<void> {
     const broker = this.broker;
     const signal = this.stopLoop.signal;
-    const { concurrency, prefetch, queues } = this.options;
+    const { prefetch, queues } = this.options;
     let failures = 0;
     while (!signal.aborted) {
       // Reserve ahead (up to `prefetch` waiting here) so the next batch is on hand when slots free up.
-      const room = concurrency + prefetch - this.executing.size - this.prefetched.length;
+      const room = this.slots + prefetch - this.executing.size - this.prefetched.length;
       if (room <= 0) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
@@ -186,7 +192,7 @@ export class Worker implements Closeable {
 
   /** Starts prefetched tasks while slots are free. */
   private pump(): void {
-    while (this.executing.size < this.options.concurrency && this.prefetched.length > 0 && this.stateValue === 'running') {
+    while (this.executing.size < this.slots && this.prefetched.length > 0 && this.stateValue === 'running') {
       this.dispatch(this.prefetched.shift() as Running);
     }
   }
@@ -230,6 +236,12 @@ export class Worker implements Closeable {
     const unstarted = this.prefetched;
     this.prefetched = [];
     for (const entry of unstarted) this.running.delete(entry.delivery.id);
+    // Jobs a pool child holds but has not begun count as prefetched too: take them back.
+    for (const entry of [...this.running.values()]) {
+      if (entry.stop.started) continue;
+      entry.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
+      unstarted.push(entry);
+    }
     if (unstarted.length > 0) logger.info({ count: unstarted.length }, 'Handing prefetched tasks back to the queue');
     await Promise.allSettled(unstarted.map((entry) => this.broker.requeue(entry.delivery)));
     const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout, this.forced.signal);
@@ -247,6 +259,15 @@ export class Worker implements Closeable {
     this.untrack?.();
     this.stateValue = 'closed';
     logger.info({ processed: this.processedCount }, `Worker ${this.options.hostname} stopped`);
+  }
+}
+
+/** The sender's channel in an encoded message, if it decodes. */
+function decodeReplyTo(app: WorkerApp, body: string): string | undefined {
+  try {
+    return decodeMessage(app.codec, body, { secret: app.options.secret }).replyTo;
+  } catch {
+    return undefined;
   }
 }
 

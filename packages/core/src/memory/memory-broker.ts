@@ -191,15 +191,17 @@ export class MemoryBroker implements Broker {
     return moving.length;
   }
 
-  async revoke(revocation: Revocation): Promise<{ removed: boolean }> {
+  async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
     this.revoked.set(revocation.id, { revocation, until: Date.now() + this.settings.revokeTtl });
     for (const listener of this.revokeListeners) listener(revocation);
-    let removed = false;
     for (const state of this.queues.values()) {
       const entry = state.entries.get(revocation.id);
-      if (entry && entry.place !== 'active') removed = state.entries.delete(revocation.id);
+      if (entry && entry.place !== 'active') {
+        state.entries.delete(revocation.id);
+        return { removed: true, body: entry.body };
+      }
     }
-    return { removed };
+    return { removed: false };
   }
 
   async listRevoked(): Promise<Revocation[]> {

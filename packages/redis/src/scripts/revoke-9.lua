@@ -1,11 +1,12 @@
 -- Removes a waiting or delayed message (a revoked task that has not started).
 -- KEYS: the 9 queue keys.
 -- ARGV[1] id.
--- Returns: 1 when removed, 0 when it was not waiting (running, finished or unknown here).
+-- Returns: the removed message's body, or 0 when it was not waiting (running, finished or unknown here).
 -- #include common
 
 local id = ARGV[1]
 local removed = redis.call('ZREM', KEYS[1], id) + redis.call('ZREM', KEYS[2], id)
 if removed == 0 then return 0 end
+local body = redis.call('HGET', KEYS[4], id) or ''
 forget(id)
-return 1
+return body

@@ -24,13 +24,17 @@ export interface ChildSpec {
   env?: NodeJS.ProcessEnv;
 }
 
-/** A child's lifecycle state. */
+/** A child's lifecycle state: `busy` while it holds jobs. */
 export type ChildState = 'starting' | 'idle' | 'busy' | 'dead';
 
-interface Current {
+/** A job the child never began (it died first): the pool runs it elsewhere, at no cost to the task. */
+export const UNSTARTED = 'unstarted';
+
+interface Held {
   jobId: string;
   job: TaskJob;
-  resolve(outcome: TaskOutcome): void;
+  resolve(outcome: TaskOutcome | typeof UNSTARTED): void;
+  started: boolean;
   timer: NodeJS.Timeout | undefined;
   killedFor: RemoteError | undefined;
 }
@@ -41,7 +45,8 @@ let nextJob = 0;
 export class ChildHandle {
   private readonly child: ChildProcess;
   private stateValue: ChildState = 'starting';
-  private current: Current | undefined;
+  /** Jobs sent and not finished, in the order the child runs them. */
+  private readonly held = new Map<string, Held>();
   private readonly ready: Promise<void>;
   private readonly exited: Promise<void>;
   /** Tasks run so far, and the child's memory after the last one (bytes). */
@@ -52,14 +57,13 @@ export class ChildHandle {
     this.child = fork(CHILD_ENTRY, [], {
       env: { ...process.env, ...spec.env, CELERIAC_APP_MODULE: spec.appModule },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      serialization: 'advanced',
     });
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.ready = new Promise((resolve, reject) => {
       this.child.on('message', (message: unknown) => {
         if (!isChildMessage(message)) return;
         if (message.type === 'ready') {
-          this.stateValue = 'idle';
+          if (this.stateValue === 'starting') this.stateValue = 'idle';
           resolve();
         } else if (message.type === 'start-failed') {
           reject(new Error(`The pool child could not load the app: ${message.error.message}`));
@@ -86,6 +90,11 @@ export class ChildHandle {
     return this.stateValue;
   }
 
+  /** Jobs sent to the child and not finished (running or queued in it). */
+  get load(): number {
+    return this.held.size;
+  }
+
   /** Resolves once the child loaded the app; rejects if it could not. */
   whenReady(): Promise<void> {
     return this.ready;
@@ -96,20 +105,19 @@ export class ChildHandle {
     return this.exited;
   }
 
-  /** Runs a job; the child must be idle. Never rejects: a crash or a hard limit becomes an outcome. */
-  run(job: TaskJob, body: string): Promise<TaskOutcome> {
-    if (this.stateValue !== 'idle') throw new Error(`A pool child in state ${this.stateValue} cannot take a job`);
+  /**
+   * Sends a job; it runs after the ones already sent. Never rejects: a crash or a hard limit becomes
+   * an outcome, and a job the child never began resolves {@link UNSTARTED}.
+   */
+  run(job: TaskJob, body: string): Promise<TaskOutcome | typeof UNSTARTED> {
+    if (this.stateValue === 'dead' || this.stateValue === 'starting') return Promise.resolve(UNSTARTED);
     this.stateValue = 'busy';
     const jobId = String(++nextJob);
-    return new Promise<TaskOutcome>((resolve) => {
-      const current: Current = { jobId, job, resolve, timer: undefined, killedFor: undefined };
-      this.current = current;
-      if (job.timeLimit !== undefined) {
-        const limit = job.timeLimit;
-        current.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
-      }
+    return new Promise((resolve) => {
+      const held: Held = { jobId, job, resolve, started: false, timer: undefined, killedFor: undefined };
+      this.held.set(jobId, held);
       job.stop.onAbort((reason) => {
-        if (job.stop.abandoned) return this.kill(toRemoteError(reason));
+        if (job.stop.abandoned && held.started) return this.kill(toRemoteError(reason));
         this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
       });
       const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
@@ -118,13 +126,14 @@ export class ChildHandle {
     });
   }
 
-  /** Kills the child now (SIGKILL); a job it runs ends with `reason` as its error. */
+  /** Kills the child now (SIGKILL); the job it runs ends with `reason` as its error. */
   kill(reason?: RemoteError): void {
-    if (this.current && reason) this.current.killedFor = reason;
+    const running = [...this.held.values()].find((held) => held.started);
+    if (running && reason) running.killedFor = reason;
     this.child.kill('SIGKILL');
   }
 
-  /** Asks an idle child to leave (it exits when its parent disconnects). */
+  /** Asks the child to leave once idle (it exits when its parent disconnects). */
   retire(): void {
     this.stateValue = 'dead';
     if (this.child.connected) this.child.disconnect();
@@ -135,37 +144,54 @@ export class ChildHandle {
   }
 
   private onMessage(message: ChildMessage): void {
-    const current = this.current;
-    if (!current) return;
-    if (message.type === 'report' && message.jobId === current.jobId) {
-      void current.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
-    } else if (message.type === 'done' && message.jobId === current.jobId) {
-      clearTimeout(current.timer);
-      this.current = undefined;
-      this.tasksRun += 1;
-      this.rss = message.rss;
-      if (this.stateValue === 'busy') this.stateValue = 'idle';
-      const outcome = message.outcome;
-      current.resolve(outcome.kind === 'success' ? { kind: 'success', value: this.spec.codec.parse(outcome.value) } : outcome);
+    if (message.type === 'ready' || message.type === 'start-failed') return;
+    const held = this.held.get(message.jobId);
+    if (!held) return;
+    switch (message.type) {
+      case 'started':
+        held.started = true;
+        held.job.stop.started = true;
+        if (held.job.timeLimit !== undefined) {
+          const limit = held.job.timeLimit;
+          held.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
+        }
+        return;
+      case 'report':
+        void held.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
+        return;
+      case 'done': {
+        clearTimeout(held.timer);
+        this.held.delete(message.jobId);
+        this.tasksRun += 1;
+        this.rss = message.rss;
+        if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
+        const outcome = message.outcome;
+        held.resolve(outcome.kind === 'success' ? { kind: 'success', value: this.spec.codec.parse(outcome.value) } : outcome);
+        return;
+      }
     }
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.stateValue = 'dead';
-    const current = this.current;
-    if (!current) return;
-    clearTimeout(current.timer);
-    this.current = undefined;
-    const { job } = current;
-    const error =
-      current.killedFor?.name === 'TimeLimitExceededError'
-        ? new TimeLimitExceededError(job.timeLimit ?? 0)
-        : new WorkerLostError(
-            current.killedFor
-              ? `The pool child running ${job.message.task}[${job.message.id}] was stopped: ${current.killedFor.message}`
-              : `The pool child running ${job.message.task}[${job.message.id}] died (exit code ${code}, signal ${signal}).`,
-          );
-    current.resolve(outcomeOfDeath(job, error));
+    for (const held of this.held.values()) {
+      clearTimeout(held.timer);
+      if (!held.started) {
+        held.resolve(UNSTARTED);
+        continue;
+      }
+      const { job } = held;
+      const error =
+        held.killedFor?.name === 'TimeLimitExceededError'
+          ? new TimeLimitExceededError(job.timeLimit ?? 0)
+          : new WorkerLostError(
+              held.killedFor
+                ? `The pool child running ${job.message.task}[${job.message.id}] was stopped: ${held.killedFor.message}`
+                : `The pool child running ${job.message.task}[${job.message.id}] died (exit code ${code}, signal ${signal}).`,
+            );
+      held.resolve(outcomeOfDeath(job, error));
+    }
+    this.held.clear();
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The entry point of a pool child: loads the app module once, then runs the jobs its parent sends,
- * one at a time, and reports progress and outcomes back. It never touches the broker.
+ * one at a time in the order sent (the parent may queue one ahead, to hide the IPC round trip), and
+ * reports starts, progress and outcomes back. It never touches the broker.
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
@@ -10,15 +11,24 @@ import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
 import { isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
-const running = new Map<string, RunSignal>();
+/** Jobs received, not finished; the first one runs. */
+const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
+const signals = new Map<string, RunSignal>();
 
 function send(message: ChildMessage): void {
   process.send?.(message);
 }
 
+async function drain(app: LoadedApp): Promise<void> {
+  while (queue.length > 0) {
+    await handleRun(app, queue[0] as Extract<ParentMessage, { type: 'run' }>);
+    queue.shift();
+  }
+}
+
 async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
-  const stop = new RunSignal();
-  running.set(message.jobId, stop);
+  const stop = signals.get(message.jobId) ?? new RunSignal();
+  send({ v: PROTOCOL_VERSION, type: 'started', jobId: message.jobId });
   let outcome: WireOutcome;
   try {
     const task = decodeMessage(app.codec, message.body, { secret: app.options.secret });
@@ -45,7 +55,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   } catch (error) {
     outcome = { kind: 'failure', error: toRemoteError(error) };
   } finally {
-    running.delete(message.jobId);
+    signals.delete(message.jobId);
   }
   send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: process.memoryUsage.rss() });
 }
@@ -63,8 +73,21 @@ function main(): void {
   }
   process.on('message', (message: unknown) => {
     if (!isParentMessage(message)) return;
-    if (message.type === 'run') void handleRun(app, message);
-    else running.get(message.jobId)?.abort(new Error(message.reason));
+    if (message.type === 'run') {
+      signals.set(message.jobId, new RunSignal());
+      queue.push(message);
+      if (queue.length === 1) void drain(app);
+    } else {
+      // A job still waiting behind the running one is simply dropped; the running one sees its signal abort.
+      const index = queue.findIndex((queued) => queued.jobId === message.jobId);
+      if (index > 0) {
+        queue.splice(index, 1);
+        signals.delete(message.jobId);
+        send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: { kind: 'failure', error: { name: 'AbortError', message: message.reason } }, rss: process.memoryUsage.rss() });
+      } else {
+        signals.get(message.jobId)?.abort(new Error(message.reason));
+      }
+    }
   });
   // The parent owns this process: when it goes, so do we.
   process.on('disconnect', () => process.exit(0));

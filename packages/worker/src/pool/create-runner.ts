@@ -19,6 +19,8 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
     case 'prefork':
       return new PreforkPool({
         size: options.concurrency,
+        // Queue one job ahead in each child, unless prefetching is off (long tasks: keep them fair).
+        depth: options.prefetch > 0 ? 2 : 1,
         appModule: resolve(options.appModule as string),
         codec: app.codec,
         maxTasksPerChild: options.maxTasksPerChild,

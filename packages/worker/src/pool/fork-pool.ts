@@ -5,7 +5,7 @@
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { ChildHandle, type ChildSpec } from './child-handle';
+import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 
 /** Options of a fork pool. */
 export interface ForkOptions extends ChildSpec {
@@ -38,6 +38,7 @@ export class ForkPool implements TaskRunner {
     }
     const outcome = await child.run(job, body);
     child.retire();
+    if (outcome === UNSTARTED) return { kind: 'lost', error: { name: 'WorkerLostError', message: 'The fork child died before it began the task.' } };
     return outcome;
   }
 

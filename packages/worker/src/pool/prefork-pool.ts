@@ -1,15 +1,19 @@
 /**
- * The prefork pool: `concurrency` long-lived children, each loading the app once. A child that
+ * The prefork pool: `concurrency` long-lived children, each loading the app once and running one
+ * task at a time. With `depth` 2 a child gets its next job while it runs the current one, which
+ * hides the IPC round trip; a job goes to a busy child only when no child is idle. A child that
  * crashed, was killed at a hard limit, ran `maxTasksPerChild` tasks or grew past
- * `maxMemoryPerChild` is replaced by a fresh one.
+ * `maxMemoryPerChild` is replaced, and jobs it had not begun run on another child.
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { ChildHandle, type ChildSpec } from './child-handle';
+import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {
   size: number;
+  /** Jobs a child may hold at once (1 = only the one it runs). */
+  depth: number;
   /** Replace a child after this many tasks. */
   maxTasksPerChild?: number;
   /** Replace a child whose memory (RSS) passed this many bytes after a task. */
@@ -20,8 +24,8 @@ export interface PreforkOptions extends ChildSpec {
 
 /** Runs jobs on long-lived child processes. */
 export class PreforkPool implements TaskRunner {
-  private readonly idle: ChildHandle[] = [];
   private readonly all = new Set<ChildHandle>();
+  private readonly replaced = new WeakSet<ChildHandle>();
   private readonly waiting: Array<(child: ChildHandle) => void> = [];
   private closed = false;
 
@@ -33,17 +37,27 @@ export class PreforkPool implements TaskRunner {
     await Promise.all(children.map((child) => child.whenReady()));
   }
 
+  /** How many jobs the pool takes at once. */
+  get capacity(): number {
+    return this.options.size * this.options.depth;
+  }
+
   async run(job: TaskJob, body: string): Promise<TaskOutcome> {
-    const child = await this.acquire();
-    const outcome = await child.run(job, body);
-    this.release(child);
-    return outcome;
+    for (;;) {
+      const child = await this.acquire();
+      const outcome = child.run(job, body);
+      this.offer(child);
+      const result = await outcome;
+      this.offer(child);
+      if (result !== UNSTARTED) return result;
+      // The child died before it began this job: run it on another, at no cost to the task.
+    }
   }
 
   async close(options: { force?: boolean } = {}): Promise<void> {
     this.closed = true;
     for (const child of this.all) {
-      if (options.force || child.state !== 'busy') child.kill();
+      if (options.force || child.load === 0) child.kill();
     }
     await Promise.all([...this.all].map((child) => child.whenExited()));
   }
@@ -51,13 +65,9 @@ export class PreforkPool implements TaskRunner {
   private spawn(): ChildHandle {
     const child = new ChildHandle(this.options);
     this.all.add(child);
-    void child.whenExited().then(() => {
-      this.all.delete(child);
-      const index = this.idle.indexOf(child);
-      if (index >= 0) this.idle.splice(index, 1);
-    });
+    void child.whenExited().then(() => this.all.delete(child));
     child.whenReady().then(
-      () => this.release(child),
+      () => this.offer(child),
       (error: Error) => {
         // A replacement that cannot start (the module broke on disk?) is retried, not given up on.
         this.options.onReplace?.(child.pid, `it could not start: ${error.message}`);
@@ -67,25 +77,38 @@ export class PreforkPool implements TaskRunner {
     return child;
   }
 
+  /** The least-loaded live child with room, waiting for one if none has. */
   private acquire(): Promise<ChildHandle> {
-    const child = this.idle.pop();
+    const child = this.pick();
     if (child) return Promise.resolve(child);
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Returns a child to the idle set, or replaces it when it died or must retire. */
-  private release(child: ChildHandle): void {
-    const reason = this.retireReason(child);
-    if (reason) {
-      this.options.onReplace?.(child.pid, reason);
-      if (child.state !== 'dead') child.retire();
-      this.all.delete(child);
-      if (!this.closed) this.spawn();
-      return;
+  private pick(): ChildHandle | undefined {
+    let best: ChildHandle | undefined;
+    for (const child of this.all) {
+      if ((child.state === 'idle' || child.state === 'busy') && child.load < this.options.depth && (!best || child.load < best.load)) best = child;
     }
-    const next = this.waiting.shift();
-    if (next) next(child);
-    else this.idle.push(child);
+    return best;
+  }
+
+  /** Replaces a child that died or must retire; hands room to waiting jobs. */
+  private offer(child: ChildHandle): void {
+    if (child.state !== 'starting' && child.load === 0 && !this.replaced.has(child)) {
+      const reason = this.retireReason(child);
+      if (reason) {
+        this.replaced.add(child);
+        this.options.onReplace?.(child.pid, reason);
+        if (child.state !== 'dead') child.retire();
+        this.all.delete(child);
+        if (!this.closed) this.spawn();
+      }
+    }
+    while (this.waiting.length > 0) {
+      const next = this.pick();
+      if (!next) return;
+      (this.waiting.shift() as (child: ChildHandle) => void)(next);
+    }
   }
 
   private retireReason(child: ChildHandle): string | undefined {

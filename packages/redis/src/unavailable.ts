@@ -1,0 +1,12 @@
+/** Turns a lost connection into the error callers can branch on. */
+import { BrokerUnavailableError, CeleriacError } from '@celeriac/core';
+
+/** Wraps connection failures in BrokerUnavailableError; passes other errors through. */
+export function unavailable(error: unknown, action: string): unknown {
+  if (error instanceof CeleriacError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const connectionLost =
+    (error instanceof Error && error.name === 'MaxRetriesPerRequestError') || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
+  if (!connectionLost) return error;
+  return new BrokerUnavailableError(`Could not ${action}: Redis is unreachable (${message}). Check that Redis runs and that the broker URL is right.`, { cause: error });
+}
