@@ -78,9 +78,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     return;
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
-  run.settler
-    .store(entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid } })))
-    .catch((error: unknown) => logger.warn({ id: message.id, error: toRemoteError(error) }, 'Could not store the STARTED state'));
+  run.settler.started(entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid } })));
   // A run abandoned at its hard limit may still report; nothing may overwrite its final record.
   let finished = false;
   const started = Date.now();
@@ -102,7 +100,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   finished = true;
   run.released(delivery.id);
   // Handed back to the queue at shutdown: another delivery owns the outcome now.
-  if (stop.abandoned) return;
+  if (stop.abandoned) return run.settler.dropStarted(message.id);
   if (stop.aborted && run.isRevoked(message.id)) return revoke(run, delivery, message, 'terminated');
   await settle(run, delivery, message, definition, maxRetries, outcome, Date.now() - started);
 }
@@ -135,6 +133,7 @@ async function settle(
     }
     case 'lost': {
       // Redelivered as a lost delivery: bounded by maxDeliveries, then dead-lettered.
+      run.settler.dropStarted(message.id);
       const dead = (await run.broker.requeueLost(delivery, `${outcome.error.name}: ${outcome.error.message}`)) === 'dead';
       logger.error({ ...fields, state: dead ? 'FAILURE' : 'REDELIVERED', error: outcome.error }, `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`);
       if (dead) await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));

@@ -1,9 +1,13 @@
 /**
  * Batches the writes that end task runs: records to the backend, then acks to the broker. Everything
  * settled in one tick goes out together; records are written before the acks that depend on them,
- * so a crash in between re-runs the task rather than losing its result.
+ * so a crash in between re-runs the task rather than losing its result. A STARTED record waits a
+ * few milliseconds: a task that ends sooner never needs it, which halves the writes of short tasks.
  */
 import type { Broker, Delivery, ResultBackend, StoreEntry } from '@celeriac/core';
+
+/** How long a STARTED record waits for the task's next state before it is written. */
+const STARTED_GRACE_MS = 20;
 
 interface Waiter {
   resolve(): void;
@@ -17,6 +21,8 @@ export class Settler {
   private waiters: Waiter[] = [];
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly pendingStarted = new Map<string, StoreEntry>();
+  private startedTimer: NodeJS.Timeout | undefined;
 
   private readonly ordered: boolean;
 
@@ -29,12 +35,36 @@ export class Settler {
 
   /** Stores a record in the next batch. */
   store(entry: StoreEntry): Promise<void> {
+    // A STARTED still waiting goes first, so listeners see every state in order.
+    const started = this.pendingStarted.get(entry.record.id);
+    if (started) {
+      this.pendingStarted.delete(entry.record.id);
+      this.stores.push(started);
+    }
     this.stores.push(entry);
     return this.wait();
   }
 
+  /** Stores a STARTED record, unless the task ends within {@link STARTED_GRACE_MS}. */
+  started(entry: StoreEntry): void {
+    this.pendingStarted.set(entry.record.id, entry);
+    this.startedTimer ??= setTimeout(() => {
+      this.startedTimer = undefined;
+      const due = [...this.pendingStarted.values()];
+      this.pendingStarted.clear();
+      for (const started of due) this.stores.push(started);
+      if (due.length > 0) void this.wait().catch(() => undefined);
+    }, STARTED_GRACE_MS);
+  }
+
+  /** Drops a STARTED record still waiting (the run was handed back or lost). */
+  dropStarted(id: string): void {
+    this.pendingStarted.delete(id);
+  }
+
   /** Stores a final record (if any) and acks the delivery, in that order, in the next batch. */
   finish(delivery: Delivery, entry?: StoreEntry): Promise<void> {
+    this.pendingStarted.delete(delivery.id);
     if (entry) this.stores.push(entry);
     this.acks.push(delivery);
     return this.wait();
@@ -42,6 +72,9 @@ export class Settler {
 
   /** Resolves once every batch handed over so far is written. */
   async drain(): Promise<void> {
+    clearTimeout(this.startedTimer);
+    this.startedTimer = undefined;
+    this.pendingStarted.clear();
     if (this.scheduled) this.flush();
     await Promise.allSettled([...this.inFlight]);
   }
