@@ -47,18 +47,21 @@ async function bullSandboxed(useWorkerThreads: boolean, jobs: number): Promise<n
   return jobs / seconds;
 }
 
-function bareNodeStartMs(): number {
+/** Mean wall time of starting `node` with `args` and letting it exit. */
+function startMs(args: string[]): number {
   const runs = 10;
   const start = process.hrtime.bigint();
-  for (let i = 0; i < runs; i += 1) execFileSync(process.execPath, ['-e', '0']);
+  for (let i = 0; i < runs; i += 1) execFileSync(process.execPath, args);
   return Number(process.hrtime.bigint() - start) / 1e6 / runs;
 }
 
 async function main(): Promise<void> {
   const rows: Array<[string, string]> = [];
   const format = (perSecond: number) => Math.round(perSecond).toLocaleString('en-US');
-  const startMs = bareNodeStartMs();
-  rows.push(['bare `node -e 0` start-up', `${startMs.toFixed(0)} ms → bound for a process per task at c=2: ${format((2 * 1000) / startMs)} jobs/s`]);
+  const bare = startMs(['-e', '0']);
+  rows.push(['bare `node -e 0` start-up', `${bare.toFixed(0)} ms → bound for a process per task at c=2: ${format((2 * 1000) / bare)} jobs/s`]);
+  const withApp = startMs(['-e', `require(${JSON.stringify(join(__dirname, 'pool-app.js'))})`]);
+  rows.push(['`node` loading the app module', `${withApp.toFixed(0)} ms → bound at c=2: ${format((2 * 1000) / withApp)} jobs/s`]);
   rows.push(['celeriac fork, c=2', format(await celeriacPool('fork', 2, size(300)))]);
   rows.push(['celeriac prefork, c=2', format(await celeriacPool('prefork', 2, size(20_000)))]);
   rows.push(['celeriac inline, c=100', format(await celeriacPool('inline', 100, size(50_000)))]);

@@ -4,7 +4,10 @@
  */
 import { CeleriacCore, type BackendSettings, type Broker, type BrokerSettings, type ResultBackend } from '@celeriac/core';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
-import { REDIS_SCHEMES, RedisTransports } from './transports';
+import type { RedisTransports } from './transports';
+
+/** The Redis URL schemes. */
+const REDIS_SCHEMES = ['redis:', 'rediss:'];
 
 /** The Celeriac app: declare tasks, send them, read results, run workers. */
 export class Celeriac extends CeleriacCore {
@@ -33,7 +36,9 @@ export class Celeriac extends CeleriacCore {
   }
 
   private redis(): RedisTransports {
-    this.redisTransports ??= new RedisTransports();
+    // Loaded on first use: a process that never talks to Redis (a pool child) skips loading ioredis.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    this.redisTransports ??= new (require('./transports') as typeof import('./transports')).RedisTransports();
     return this.redisTransports;
   }
 }

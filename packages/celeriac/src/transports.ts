@@ -5,9 +5,6 @@
 import type { BackendSettings, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
 import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
 
-/** The Redis URL schemes. */
-export const REDIS_SCHEMES = ['redis:', 'rediss:'];
-
 /** Creates Redis brokers and backends, sharing connections by URL. */
 export class RedisTransports {
   private readonly connections = new Map<string, RedisConnection>();

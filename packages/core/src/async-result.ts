@@ -38,6 +38,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   readonly sent: Promise<void>;
   private settled: Promise<T> | undefined;
   private readonly sentHere: boolean;
+  private readonly sentAt: number;
 
   constructor(
     private readonly source: ResultSource,
@@ -47,6 +48,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   ) {
     this.sent = options.sent ?? Promise.resolve();
     this.sentHere = options.sentHere ?? options.sent !== undefined;
+    this.sentAt = Date.now();
     // A failed publish reaches whoever awaits `sent` or the result; it must never be unhandled.
     this.sent.catch(() => undefined);
     this.taskName = options.taskName;
@@ -146,7 +148,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   }
 
   private async waitForRecord(timeout: Duration | undefined, publishFailed: AbortSignal): Promise<TaskRecord> {
-    const hint = { sentHere: this.sentHere };
+    const hint = { sentHere: this.sentHere, sentAt: this.sentAt };
     if (timeout === undefined) return this.source.backend.waitFor(this.id, publishFailed, hint);
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();

@@ -44,6 +44,8 @@ export interface GroupProgress {
 export interface WaitOptions {
   /** True when this client published the task, so its completion notice is addressed here. */
   sentHere?: boolean;
+  /** Epoch ms (this process's clock) when this client sent the task, with `sentHere`. */
+  sentAt?: number;
 }
 
 /** Settings every backend receives from the app. */

@@ -12,7 +12,9 @@ import {
   type ResultBackend,
   type StoreEntry,
   type TaskRecord,
+  type WaitOptions,
 } from '@celeriac/core';
+import { BatchedReads } from './batched-reads';
 import type { RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
@@ -31,6 +33,10 @@ export class RedisBackend implements ResultBackend {
   private replySubscription: Promise<unknown> | undefined;
   private doneSubscription: Promise<() => Promise<void>> | undefined;
   private foreignWaits = 0;
+  /** When Redis confirmed the reply channel subscription. */
+  private replyListeningSince: number | undefined;
+  /** Reads of single records made in one tick go out as one MGET. */
+  private readonly reads = new BatchedReads((ids) => this.getMany(ids));
 
   constructor(
     private readonly connection: RedisConnection,
@@ -87,7 +93,7 @@ export class RedisBackend implements ResultBackend {
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }
 
-  async waitFor(id: string, signal?: AbortSignal, options: { sentHere?: boolean } = {}): Promise<TaskRecord> {
+  async waitFor(id: string, signal?: AbortSignal, options: WaitOptions = {}): Promise<TaskRecord> {
     signal?.throwIfAborted();
     const foreign = options.sentHere !== true;
     let counted = false;
@@ -123,7 +129,9 @@ export class RedisBackend implements ResultBackend {
             counted = true;
             await this.addForeignWait();
           }
-          const record = await this.get(id);
+          // A task sent after the reply channel was listened to announces its end there: no read needed.
+          if (!foreign && options.sentAt !== undefined && this.replyListeningSince !== undefined && options.sentAt > this.replyListeningSince) return;
+          const record = await this.reads.load(id);
           if (record && isReadyState(record.state)) waiter(record);
         })().catch((error: unknown) => waiter.fail(error));
       });
@@ -169,14 +177,17 @@ export class RedisBackend implements ResultBackend {
     if (!this.replySubscription) {
       // Notices sent while the subscriber was disconnected are lost: re-read what is awaited.
       this.connection.subscriber.onReconnect(() => this.recheckWaiters());
+      this.replySubscription = this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => this.onReply(message));
+      this.replySubscription.then(() => (this.replyListeningSince = Date.now()), () => undefined);
     }
-    this.replySubscription ??= this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => {
-      for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
-        if (!this.waiters.has(id) && !this.listeners.has(id)) continue;
-        this.deliver(this.codec.parse(text) as TaskRecord);
-      }
-    });
     return this.replySubscription;
+  }
+
+  private onReply(message: string): void {
+    for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
+      if (!this.waiters.has(id) && !this.listeners.has(id)) continue;
+      this.deliver(this.codec.parse(text) as TaskRecord);
+    }
   }
 
   private async addForeignWait(): Promise<void> {
