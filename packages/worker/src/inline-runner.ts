@@ -14,6 +14,7 @@ export class InlineRunner implements TaskRunner {
 
   run(job: TaskJob): Promise<TaskOutcome> {
     job.stop.started = true;
+    job.onStart();
     return runTask(job, this.codec, this.onHookError);
   }
 

@@ -78,11 +78,9 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     return;
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
-  run.settler.started(entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid } })));
   // A run abandoned at its hard limit may still report; nothing may overwrite its final record.
   let finished = false;
   const started = Date.now();
-  logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
   const job: TaskJob = {
     message,
     definition,
@@ -91,6 +89,10 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     stop,
     softTimeLimit: message.softTimeLimit ?? optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit') ?? run.limits.softTimeLimit,
     timeLimit: message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
+    onStart: () => {
+      run.settler.started(entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid } })));
+      logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
+    },
     report: async (state: TaskState, meta: unknown) => {
       if (finished) return;
       await run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));

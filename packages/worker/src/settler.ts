@@ -75,12 +75,16 @@ export class Settler {
     clearTimeout(this.startedTimer);
     this.startedTimer = undefined;
     this.pendingStarted.clear();
-    if (this.scheduled) this.flush();
-    await Promise.allSettled([...this.inFlight]);
+    while (this.waiters.length > 0 || this.inFlight.size > 0) {
+      if (this.waiters.length > 0 && this.inFlight.size === 0) this.flush();
+      await Promise.allSettled([...this.inFlight]);
+    }
   }
 
   private wait(): Promise<void> {
-    if (!this.scheduled) {
+    // One batch in flight at a time: under load the next batch grows while the last one travels,
+    // so writes per task fall as throughput rises; an idle worker still writes on the next tick.
+    if (!this.scheduled && this.inFlight.size === 0) {
       this.scheduled = true;
       setImmediate(() => this.flush());
     }
@@ -110,6 +114,9 @@ export class Settler {
       }
     })();
     this.inFlight.add(writing);
-    void writing.finally(() => this.inFlight.delete(writing));
+    void writing.finally(() => {
+      this.inFlight.delete(writing);
+      if (this.waiters.length > 0 && !this.scheduled) this.flush();
+    });
   }
 }

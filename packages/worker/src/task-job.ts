@@ -13,6 +13,8 @@ export interface TaskJob {
   stop: RunSignal;
   softTimeLimit: number | undefined;
   timeLimit: number | undefined;
+  /** Called by the runner when the task function begins (a pool child may hold a job a while first). */
+  onStart(): void;
   /** Stores a state change (progress, custom states). */
   report(state: TaskState, meta: unknown): Promise<void>;
 }

@@ -151,6 +151,7 @@ export class ChildHandle {
       case 'started':
         held.started = true;
         held.job.stop.started = true;
+        held.job.onStart();
         if (held.job.timeLimit !== undefined) {
           const limit = held.job.timeLimit;
           held.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);

@@ -44,6 +44,8 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         softTimeLimit: message.softTimeLimit,
         // The hard limit belongs to the parent: it kills this process.
         timeLimit: undefined,
+        // The parent learned of the start from the 'started' message above.
+        onStart: () => undefined,
         report: async (state: TaskState, meta: unknown) => {
           send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, `the ${state} metadata of ${task.task}`) });
         },
