@@ -86,7 +86,7 @@ export class Settler {
     // so writes per task fall as throughput rises; an idle worker still writes on the next tick.
     if (!this.scheduled && this.inFlight.size === 0) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      queueMicrotask(() => this.flush());
     }
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
