@@ -37,4 +37,4 @@ export {
   type TaskRecord,
   type TaskState,
 } from '@celeriac/core';
-export { Worker, type Logger, type WorkerOptions, type WorkerState } from '@celeriac/worker';
+export { Worker, type Logger, type PoolKind, type WorkerOptions, type WorkerState } from '@celeriac/worker';

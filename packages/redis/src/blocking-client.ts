@@ -11,6 +11,7 @@ export class BlockingClient {
   /** The ioredis client; run blocking commands on it. */
   readonly client: Redis;
   private id: number | undefined;
+  private idKnown: Promise<void>;
   /** True once disconnected (it must not be reused). */
   broken = false;
 
@@ -19,13 +20,23 @@ export class BlockingClient {
     this.client.on('error', () => undefined);
     defineScripts(this.client);
     // Learn the connection's id on every (re)connect, for CLIENT UNBLOCK.
+    this.idKnown = this.learnId();
     this.client.on('ready', () => {
-      this.id = undefined;
-      this.client.client('ID').then(
-        (id) => (this.id = Number(id)),
-        () => undefined,
-      );
+      if (this.id !== undefined) this.idKnown = this.learnId();
     });
+  }
+
+  /** Resolves once the connection's id is known, so a wait started now can be ended early. */
+  ready(): Promise<void> {
+    return this.idKnown;
+  }
+
+  private learnId(): Promise<void> {
+    this.id = undefined;
+    return this.client.client('ID').then(
+      (id) => void (this.id = Number(id)),
+      () => undefined,
+    );
   }
 
   /**

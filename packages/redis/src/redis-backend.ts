@@ -33,8 +33,6 @@ export class RedisBackend implements ResultBackend {
   private replySubscription: Promise<unknown> | undefined;
   private doneSubscription: Promise<() => Promise<void>> | undefined;
   private foreignWaits = 0;
-  /** When Redis confirmed the reply channel subscription. */
-  private replyListeningSince: number | undefined;
   /** Reads of single records made in one tick go out as one MGET. */
   private readonly reads = new BatchedReads((ids) => this.getMany(ids));
 
@@ -129,8 +127,7 @@ export class RedisBackend implements ResultBackend {
             counted = true;
             await this.addForeignWait();
           }
-          // A task sent after the reply channel was listened to announces its end there: no read needed.
-          if (!foreign && options.sentAt !== undefined && this.replyListeningSince !== undefined && options.sentAt > this.replyListeningSince) return;
+          // The notice may have come before this wait began: read once (reads of a tick share one MGET).
           const record = await this.reads.load(id);
           if (record && isReadyState(record.state)) waiter(record);
         })().catch((error: unknown) => waiter.fail(error));
@@ -178,7 +175,6 @@ export class RedisBackend implements ResultBackend {
       // Notices sent while the subscriber was disconnected are lost: re-read what is awaited.
       this.connection.subscriber.onReconnect(() => this.recheckWaiters());
       this.replySubscription = this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => this.onReply(message));
-      this.replySubscription.then(() => (this.replyListeningSince = Date.now()), () => undefined);
     }
     return this.replySubscription;
   }

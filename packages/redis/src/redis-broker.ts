@@ -128,8 +128,14 @@ export class RedisBroker implements Broker {
    */
   private async block(markers: string[], nextDue: number | undefined, signal: AbortSignal, queue: string | undefined, count: number): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
     const blocking = this.connection.acquireBlocking();
+    await blocking.ready();
     const client = blocking.client;
-    const onAbort = () => void blocking.unblock(this.connection.client);
+    // Set when this side ends the wait (signal, due time): the blocked call then ends as planned.
+    let woken = false;
+    const onAbort = () => {
+      woken = true;
+      void blocking.unblock(this.connection.client);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
     const timer = setTimeout(onAbort, Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()));
@@ -141,7 +147,7 @@ export class RedisBroker implements Broker {
       const deliveries = queue === undefined ? [] : parseReserved(queue, (await reserving) ?? ['']);
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
-      if (signal.aborted || this.closed) return { score: undefined, deliveries: [] };
+      if (woken || signal.aborted || this.closed) return { score: undefined, deliveries: [] };
       throw unavailable(error, 'wait for work');
     } finally {
       clearTimeout(timer);

@@ -45,6 +45,18 @@ export function workerCommand(): Command {
     .action((flags: WorkerFlags) => runWorker(flags));
 }
 
+/** A broker URL without its password, for logs. */
+function redact(broker: unknown): string {
+  if (typeof broker !== 'string') return 'a broker object';
+  try {
+    const url = new URL(broker);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return broker;
+  }
+}
+
 async function runWorker(flags: WorkerFlags): Promise<void> {
   const logger = createLogger({ level: flags.loglevel, json: flags.jsonLogs === true, name: 'worker' });
   const app = loadAppOrExit(flags.app, logger);
@@ -86,9 +98,13 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // A worker waits for its broker rather than giving up (it may start before Redis); it says so.
+  const waiting = setInterval(() => logger.warn({ broker: redact(app.options.broker) }, 'Still waiting for the broker to answer…'), 5_000);
   try {
     await worker.start();
+    clearInterval(waiting);
   } catch (error) {
+    clearInterval(waiting);
     logger.fatal({ error: String(error) }, `The worker could not start: ${(error as Error).message}`);
     await app.close().catch(() => undefined);
     process.exit(1);

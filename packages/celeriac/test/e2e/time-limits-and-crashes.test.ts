@@ -44,7 +44,7 @@ describe('celeriac worker: hard limits and crashes', () => {
     await worker.ready();
     const client = fixture.app();
     const first = await client.sendTask<number>('e2e.leak', [200]).get({ timeout: 20_000 });
-    await worker.waitForLog((line) => line.pid === first && /max-memory-per-child/.test(String(line.reason)), 'the replacement');
+    await worker.waitForLog((line) => line.child === first && /max-memory-per-child/.test(String(line.reason)), 'the replacement');
     const second = await client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 });
     expect(second).not.toBe(first);
   });

@@ -5,6 +5,7 @@
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
+import { Worker as Thread } from 'node:worker_threads';
 import { decodeMessage, toRemoteError, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
 import { RunSignal } from '../run-signal';
@@ -62,6 +63,16 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: process.memoryUsage.rss() });
 }
 
+/** A thread that kills this process once its parent is gone, even while the main thread is busy. */
+function watchForOrphaning(): void {
+  const watchdog = new Thread(
+    `const parent = process.ppid;
+     setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 1000);`,
+    { eval: true },
+  );
+  watchdog.unref();
+}
+
 function main(): void {
   const specifier = process.env.CELERIAC_APP_MODULE;
   let app: LoadedApp;
@@ -91,8 +102,10 @@ function main(): void {
       }
     }
   });
-  // The parent owns this process: when it goes, so do we.
+  // The parent owns this process: when it goes, so do we. 'disconnect' cannot fire while a task
+  // spins without yielding, so a watchdog thread also checks for a new parent (we were orphaned).
   process.on('disconnect', () => process.exit(0));
+  watchForOrphaning();
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }
 

@@ -25,7 +25,7 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
         codec: app.codec,
         maxTasksPerChild: options.maxTasksPerChild,
         maxMemoryPerChild: options.maxMemoryPerChild === undefined ? undefined : options.maxMemoryPerChild * 1_048_576,
-        onReplace: (pid, reason) => logger.info({ pid, reason }, `Replacing pool child ${pid}: ${reason}`),
+        onReplace: (child, reason) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
       });
     case 'fork':
       return new ForkPool({ size: options.concurrency, appModule: resolve(options.appModule as string), codec: app.codec });

@@ -26,6 +26,7 @@ export interface PreforkOptions extends ChildSpec {
 export class PreforkPool implements TaskRunner {
   private readonly all = new Set<ChildHandle>();
   private readonly replaced = new WeakSet<ChildHandle>();
+  /** Jobs waiting for room, each starting itself on the child it is given. */
   private readonly waiting: Array<(child: ChildHandle) => void> = [];
   private closed = false;
 
@@ -44,14 +45,26 @@ export class PreforkPool implements TaskRunner {
 
   async run(job: TaskJob, body: string): Promise<TaskOutcome> {
     for (;;) {
-      const child = await this.acquire();
-      const outcome = child.run(job, body);
-      this.offer(child);
-      const result = await outcome;
-      this.offer(child);
+      const result = await this.dispatch(job, body);
       if (result !== UNSTARTED) return result;
       // The child died before it began this job: run it on another, at no cost to the task.
     }
+  }
+
+  /** Hands the job to a child the moment one has room; the child is claimed synchronously. */
+  private dispatch(job: TaskJob, body: string): Promise<TaskOutcome | typeof UNSTARTED> {
+    return new Promise((resolve) => {
+      const begin = (child: ChildHandle) => {
+        const outcome = child.run(job, body);
+        void outcome.then((result) => {
+          this.offer(child);
+          resolve(result);
+        });
+      };
+      const child = this.pick();
+      if (child) begin(child);
+      else this.waiting.push(begin);
+    });
   }
 
   async close(options: { force?: boolean } = {}): Promise<void> {
@@ -77,17 +90,12 @@ export class PreforkPool implements TaskRunner {
     return child;
   }
 
-  /** The least-loaded live child with room, waiting for one if none has. */
-  private acquire(): Promise<ChildHandle> {
-    const child = this.pick();
-    if (child) return Promise.resolve(child);
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
+  /** The least-loaded live child with room that may still take jobs. */
   private pick(): ChildHandle | undefined {
     let best: ChildHandle | undefined;
     for (const child of this.all) {
-      if ((child.state === 'idle' || child.state === 'busy') && child.load < this.options.depth && (!best || child.load < best.load)) best = child;
+      const usable = (child.state === 'idle' || child.state === 'busy') && child.load < this.options.depth && !this.retireReason(child, child.load);
+      if (usable && (!best || child.load < best.load)) best = child;
     }
     return best;
   }
@@ -95,7 +103,7 @@ export class PreforkPool implements TaskRunner {
   /** Replaces a child that died or must retire; hands room to waiting jobs. */
   private offer(child: ChildHandle): void {
     if (child.state !== 'starting' && child.load === 0 && !this.replaced.has(child)) {
-      const reason = this.retireReason(child);
+      const reason = this.retireReason(child, 0);
       if (reason) {
         this.replaced.add(child);
         this.options.onReplace?.(child.pid, reason);
@@ -107,14 +115,16 @@ export class PreforkPool implements TaskRunner {
     while (this.waiting.length > 0) {
       const next = this.pick();
       if (!next) return;
+      // Runs the job on `next` now, so the next pick sees its load.
       (this.waiting.shift() as (child: ChildHandle) => void)(next);
     }
   }
 
-  private retireReason(child: ChildHandle): string | undefined {
+  /** Why a child must take no more jobs (and leave once it holds none); `held` jobs count as run. */
+  private retireReason(child: ChildHandle, held: number): string | undefined {
     if (child.state === 'dead') return 'it exited';
     const { maxTasksPerChild, maxMemoryPerChild } = this.options;
-    if (maxTasksPerChild !== undefined && child.tasksRun >= maxTasksPerChild) return `it ran ${child.tasksRun} tasks (max-tasks-per-child)`;
+    if (maxTasksPerChild !== undefined && child.tasksRun + held >= maxTasksPerChild) return `it ran ${child.tasksRun} tasks (max-tasks-per-child)`;
     if (maxMemoryPerChild !== undefined && child.rss > maxMemoryPerChild) return `it uses ${Math.round(child.rss / 1_048_576)} MB (max-memory-per-child)`;
     return undefined;
   }

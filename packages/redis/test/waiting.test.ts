@@ -1,0 +1,26 @@
+import { RedisFixture } from './support/redis-app';
+
+describe('waiting on Redis', () => {
+  let fixture: RedisFixture;
+  beforeEach(() => (fixture = new RedisFixture('waiting')));
+  afterEach(() => fixture.cleanup());
+
+  it('a wait that starts after the task finished still gets the result', async () => {
+    const app = fixture.app();
+    const add = app.task('waiting.add', (a: number, b: number) => a + b);
+    await app.worker({ concurrency: 1 }).start();
+    await expect(add.delay(1, 1)).resolves.toBe(2); // the reply channel is listened to from here on
+    const late = add.delay(2, 2);
+    await fixture.app().result(late.id).get({ timeout: 5_000 }); // it has finished
+    await expect(late.get({ timeout: 5_000 })).resolves.toBe(4);
+  });
+
+  it('an idle wait ended by its own due-time timer is not an error, and takes the task that came due', async () => {
+    const app = fixture.app();
+    const broker = app.broker;
+    const controller = new AbortController();
+    await broker.publish([{ id: 'soon', queue: 'default', priority: 0, idempotent: false, eta: Date.now() + 50, body: 'x' }]);
+    // A fresh connection: the wait must not end before it can be ended early (and then fail).
+    await expect(broker.waitAndReserve!(['default'], 1, controller.signal)).resolves.toEqual([expect.objectContaining({ id: 'soon', deliveries: 1 })]);
+  });
+});
