@@ -15,6 +15,7 @@ import {
   type WaitOptions,
 } from '@celeriac/core';
 import { BatchedReads } from './batched-reads';
+import { RecentNotices } from './recent-notices';
 import type { RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
@@ -33,6 +34,8 @@ export class RedisBackend implements ResultBackend {
   private replySubscription: Promise<unknown> | undefined;
   private doneSubscription: Promise<() => Promise<void>> | undefined;
   private foreignWaits = 0;
+  /** Finished-task notices that came before anyone waited. */
+  private readonly recent = new RecentNotices();
   /** Reads of single records made in one tick go out as one MGET. */
   private readonly reads = new BatchedReads((ids) => this.getMany(ids));
 
@@ -127,7 +130,12 @@ export class RedisBackend implements ResultBackend {
             counted = true;
             await this.addForeignWait();
           }
-          // The notice may have come before this wait began: read once (reads of a tick share one MGET).
+          // The notice may have come before this wait began: take it, or read once (a tick's reads
+          // share one MGET) unless no notice of a task sent then can have been missed.
+          const noticed = this.recent.take(id);
+          const early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
+          if (early && isReadyState(early.state)) return waiter(early);
+          if (!foreign && options.sentAt !== undefined && this.recent.wouldHaveSeen(options.sentAt)) return;
           const record = await this.reads.load(id);
           if (record && isReadyState(record.state)) waiter(record);
         })().catch((error: unknown) => waiter.fail(error));
@@ -175,14 +183,15 @@ export class RedisBackend implements ResultBackend {
       // Notices sent while the subscriber was disconnected are lost: re-read what is awaited.
       this.connection.subscriber.onReconnect(() => this.recheckWaiters());
       this.replySubscription = this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => this.onReply(message));
+      this.replySubscription.then(() => (this.recent.listeningSince = Date.now()), () => undefined);
     }
     return this.replySubscription;
   }
 
   private onReply(message: string): void {
     for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
-      if (!this.waiters.has(id) && !this.listeners.has(id)) continue;
-      this.deliver(this.codec.parse(text) as TaskRecord);
+      if (this.waiters.has(id) || this.listeners.has(id)) this.deliver(this.codec.parse(text) as TaskRecord);
+      else if (isReadyText(text)) this.recent.add(id, text);
     }
   }
 
@@ -218,4 +227,9 @@ export class RedisBackend implements ResultBackend {
     if (!isReadyState(record.state)) return;
     for (const waiter of [...(this.waiters.get(record.id) ?? [])]) waiter(record);
   }
+}
+
+/** A cheap pre-check that a record's text is in a ready state (confirmed after decoding). */
+function isReadyText(text: string): boolean {
+  return /"state":"(SUCCESS|FAILURE|REVOKED)"/.test(text);
 }
