@@ -40,6 +40,13 @@ export interface GroupProgress {
   completed: boolean;
 }
 
+/** What `onChange` returns: call it to stop listening. */
+export interface ChangeSubscription {
+  (): void;
+  /** Resolves once changes are being listened to. */
+  readonly ready: Promise<void>;
+}
+
 /** Hints for `ResultBackend.waitFor`. */
 export interface WaitOptions {
   /** True when this client published the task, so its completion notice is addressed here. */
@@ -75,9 +82,10 @@ export interface ResultBackend {
   /**
    * Calls `listener` on every stored state change of `id` (progress, retries) of a task this client
    * sent (records whose `replyTo` is this client); for other tasks an implementation may report only
-   * the ready state. Returns an unsubscribe function.
+   * the ready state. Returns an unsubscribe function whose `ready` resolves once changes are being
+   * listened to (a remote backend subscribes first; changes stored before that may be missed).
    */
-  onChange?(id: string, listener: (record: TaskRecord) => void): () => void;
+  onChange?(id: string, listener: (record: TaskRecord) => void): ChangeSubscription;
   /** Deletes a task's record. */
   forget(ids: readonly string[]): Promise<void>;
   /**

@@ -4,7 +4,7 @@
  */
 export { CeleriacCore, type Closeable } from './app';
 export { AsyncResult, type GetOptions, type ResultSource, type RevokeOptions } from './async-result';
-export type { BackendSettings, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
+export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
 export type {
   Broker,
   BrokerSettings,

@@ -7,6 +7,7 @@ import {
   CeleriacError,
   isReadyState,
   type BackendSettings,
+  type ChangeSubscription,
   type Codec,
   type GroupProgress,
   type ResultBackend,
@@ -73,9 +74,11 @@ export class RedisBackend implements ResultBackend {
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error);
     if (failed) throw failed[0];
-    // Waiters in this process hear at once, whoever sent the task.
-    for (const entry of latest.values()) {
-      if (this.waiters.has(entry.record.id) || this.listeners.has(entry.record.id)) this.deliver(entry.record);
+    // Records sent to this client come back on its reply channel, in order; the others (revokes,
+    // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
+    for (const entry of entries) {
+      const { record } = entry;
+      if (entry.replyTo !== this.settings.clientId && (this.waiters.has(record.id) || this.listeners.has(record.id))) this.deliver(record);
     }
   }
 
@@ -145,15 +148,17 @@ export class RedisBackend implements ResultBackend {
     }
   }
 
-  onChange(id: string, listener: (record: TaskRecord) => void): () => void {
+  onChange(id: string, listener: (record: TaskRecord) => void): ChangeSubscription {
     const set = this.listeners.get(id) ?? new Set();
     set.add(listener);
     this.listeners.set(id, set);
-    void this.ensureReplySubscription();
-    return () => {
+    const ready = this.ensureReplySubscription().then(() => undefined);
+    ready.catch(() => undefined);
+    const unsubscribe = () => {
       set.delete(listener);
       if (set.size === 0) this.listeners.delete(id);
     };
+    return Object.assign(unsubscribe, { ready });
   }
 
   async forget(ids: readonly string[]): Promise<void> {
@@ -190,8 +195,11 @@ export class RedisBackend implements ResultBackend {
 
   private onReply(message: string): void {
     for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
-      if (this.waiters.has(id) || this.listeners.has(id)) this.deliver(this.codec.parse(text) as TaskRecord);
-      else if (isReadyText(text)) this.recent.add(id, text);
+      if (this.waiters.has(id) || this.listeners.has(id)) {
+        this.deliver(this.codec.parse(text) as TaskRecord);
+      } else if (isReadyText(text)) {
+        this.recent.add(id, text);
+      }
     }
   }
 
@@ -233,3 +241,4 @@ export class RedisBackend implements ResultBackend {
 function isReadyText(text: string): boolean {
   return /"state":"(SUCCESS|FAILURE|REVOKED)"/.test(text);
 }
+

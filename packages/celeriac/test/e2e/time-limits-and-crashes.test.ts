@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TaskFailedError } from 'celeriac';
 import { RedisFixture } from '../../../redis/test/support/redis-app';
 import { WorkerProcesses } from './support/worker-process';
@@ -61,9 +62,12 @@ describe('celeriac worker: hard limits and crashes', () => {
     const worker = workers.start(['-c', '1']);
     await worker.ready();
     const client = fixture.app();
-    const result = client.sendTask('e2e.progress', [3]);
+    // Listen before sending, so no state can come before the subscription.
+    const id = randomUUID();
     const states: string[] = [];
-    const stop = client.backend.onChange?.(result.id, (record) => states.push(`${record.state}:${JSON.stringify(record.meta ?? null)}`));
+    const stop = client.backend.onChange?.(id, (record) => states.push(`${record.state}:${JSON.stringify(record.meta ?? null)}`));
+    await stop?.ready;
+    const result = client.sendTask('e2e.progress', [3], { taskId: id });
     await expect(result.get({ timeout: 20_000 })).resolves.toBe(3);
     stop?.();
     expect(states.filter((state) => state.startsWith('PROGRESS'))).toEqual([

@@ -3,7 +3,7 @@
  * by events. Records are stored encoded, as a remote backend would, so values are copies.
  */
 import { EventEmitter } from 'node:events';
-import type { GroupProgress, ResultBackend, StoreEntry, TaskRecord } from '../backend';
+import type { ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord } from '../backend';
 import type { Codec } from '../codec';
 import { CeleriacError } from '../errors';
 import { isReadyState } from '../states';
@@ -71,10 +71,10 @@ export class MemoryBackend implements ResultBackend {
     });
   }
 
-  onChange(id: string, listener: (record: TaskRecord) => void): () => void {
+  onChange(id: string, listener: (record: TaskRecord) => void): ChangeSubscription {
     const onRecord = (record: TaskRecord | undefined) => record && listener(record);
     this.events.on(id, onRecord);
-    return () => this.events.off(id, onRecord);
+    return Object.assign(() => void this.events.off(id, onRecord), { ready: Promise.resolve() });
   }
 
   async forget(ids: readonly string[]): Promise<void> {

@@ -80,6 +80,7 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
       seenByB.push(record);
       if (seenByB.length === 4) bSawFour.resolve();
     });
+    await Promise.all([unsubscribeA.ready, unsubscribeB.ready]);
     await writer.store([entry(taskRecord('other', 'SUCCESS'))]);
     await writer.store([entry(taskRecord('t', 'STARTED')), entry(taskRecord('t', 'PROGRESS', { meta: { done: 1 } }))]);
     await writer.store([entry(taskRecord('t', 'PROGRESS', { meta: { done: 2 } }))]);
