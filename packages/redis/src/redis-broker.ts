@@ -84,13 +84,21 @@ export class RedisBroker implements Broker {
     const deliveries: Delivery[] = [];
     const now = Date.now();
     let nextDue: number | undefined;
+    let drained = true;
     for (const queue of queues) {
-      if (deliveries.length >= count) break;
-      const reply = await this.script<ReserveReply>('reserve', queue, [now, count - deliveries.length, this.settings.visibilityTimeout]);
+      if (deliveries.length >= count) {
+        drained = false;
+        break;
+      }
+      const wanted = count - deliveries.length;
+      const reply = await this.script<ReserveReply>('reserve', queue, [now, wanted, this.settings.visibilityTimeout]);
+      const taken = parseReserved(queue, reply);
+      // The queue is empty now only if the script says when the next delayed message is due (or '' with nothing taken short).
+      if (taken.length === wanted && reply[0] === '') drained = false;
       if (reply[0] !== '' && reply[0] !== undefined) nextDue = Math.min(nextDue ?? Infinity, Number(reply[0]));
-      deliveries.push(...parseReserved(queue, reply));
+      deliveries.push(...taken);
     }
-    this.idleHint = deliveries.length === 0 ? { queues: queues.join(','), nextDue } : undefined;
+    this.idleHint = drained ? { queues: queues.join(','), nextDue } : undefined;
     return deliveries;
   }
 
@@ -144,7 +152,13 @@ export class RedisBroker implements Broker {
       const reserving = queue === undefined ? undefined : runScript<ReserveReply>(client, 'reserve', queueKeyList(this.keys.queue(queue)), ['', count, this.settings.visibilityTimeout]);
       reserving?.catch(() => undefined);
       const reply = await popping;
-      const deliveries = queue === undefined ? [] : parseReserved(queue, (await reserving) ?? ['']);
+      const reserved = (await reserving) ?? [''];
+      const deliveries = queue === undefined ? [] : parseReserved(queue, reserved);
+      if (queue !== undefined && deliveries.length < count) {
+        // The queue was emptied by this reservation: the next wait may start without asking again.
+        const due = reserved[0] === '' || reserved[0] === undefined ? undefined : Number(reserved[0]);
+        this.idleHint = { queues: queue, nextDue: due };
+      }
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
       if (woken || signal.aborted || this.closed) return { score: undefined, deliveries: [] };

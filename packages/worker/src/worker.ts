@@ -154,6 +154,7 @@ export class Worker implements Closeable {
     const signal = this.stopLoop.signal;
     const { prefetch, queues } = this.options;
     let failures = 0;
+    let drained = false;
     while (!signal.aborted) {
       // Reserve ahead (up to `prefetch` waiting here) so the next batch is on hand when slots free up.
       const room = this.slots + prefetch - this.executing.size - this.prefetched.length;
@@ -162,11 +163,15 @@ export class Worker implements Closeable {
         continue;
       }
       try {
-        let deliveries = await broker.reserve(queues, room);
+        // After a short batch from a single queue, that queue is empty: wait for work right away
+        // (the wait reserves the moment it ends) instead of asking again first.
+        const skipAsking: boolean = drained && queues.length === 1 && broker.waitAndReserve !== undefined;
+        let deliveries: Delivery[] = skipAsking ? [] : await broker.reserve(queues, room);
         if (deliveries.length === 0) {
           if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, signal);
           else await broker.waitForWork(queues, signal);
         }
+        drained = deliveries.length < room;
         failures = 0;
         if (signal.aborted) {
           await Promise.all(deliveries.map((delivery) => broker.requeue(delivery)));

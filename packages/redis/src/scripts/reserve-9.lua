@@ -3,7 +3,7 @@
 -- ARGV[1] now (epoch ms; '' = the server's clock, for a reserve queued behind a blocking wait);
 -- ARGV[2] count; ARGV[3] visibility timeout (ms).
 -- Returns: { nextDue or '', id1, body1, deliveries1, id2, ... }; nextDue (the earliest delayed due
---   time) is set only when nothing was ready, so a worker knows how long it may sleep.
+--   time) is set when the ready set is left empty, so a worker knows how long it may sleep.
 -- #include common
 
 local now = ARGV[1]
@@ -36,8 +36,12 @@ local bodies = redis.call('HMGET', KEYS[4], unpack(ids))
 local lost = redis.call('HMGET', KEYS[5], unpack(lostFields))
 callInChunks('ZADD', KEYS[3], active)
 -- More may be waiting than this worker took: pass the wake-up on to another idle worker.
-if redis.call('ZCARD', KEYS[1]) > 0 then wake() end
 local out = { '' }
+if redis.call('ZCARD', KEYS[1]) > 0 then
+  wake()
+else
+  out[1] = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2] or ''
+end
 for i, id in ipairs(ids) do
   out[#out + 1] = id
   out[#out + 1] = bodies[i] or ''
