@@ -9,9 +9,6 @@ import {
   TimeLimitExceededError,
   type RetryOptions,
   type TaskContext,
-  type TaskDefinition,
-  type TaskMessage,
-  type TaskState,
 } from '@celeriac/core';
 import type { TaskJob } from './task-job';
 
