@@ -20,7 +20,12 @@ describe('waiting on Redis', () => {
     const broker = app.broker;
     const controller = new AbortController();
     await broker.publish([{ id: 'soon', queue: 'default', priority: 0, idempotent: false, eta: Date.now() + 50, body: 'x' }]);
-    // A fresh connection: the wait must not end before it can be ended early (and then fail).
-    await expect(broker.waitAndReserve!(['default'], 1, controller.signal)).resolves.toEqual([expect.objectContaining({ id: 'soon', deliveries: 1 })]);
+    // A fresh connection: a wait ended by its own timer must not fail. Like a worker, wait again
+    // after an empty wake-up (allowed: the clocks of this process and Redis differ by a little).
+    let taken: Array<{ id: string }> = [];
+    for (let attempt = 0; attempt < 5 && taken.length === 0; attempt += 1) {
+      taken = await broker.waitAndReserve!(['default'], 1, controller.signal);
+    }
+    expect(taken).toEqual([expect.objectContaining({ id: 'soon', deliveries: 1 })]);
   });
 });

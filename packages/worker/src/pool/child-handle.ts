@@ -116,6 +116,8 @@ export class ChildHandle {
     return new Promise((resolve) => {
       const held: Held = { jobId, job, resolve, started: false, timer: undefined, killedFor: undefined };
       this.held.set(jobId, held);
+      // The child runs jobs in the order sent: one sent to an idle child starts now.
+      if (this.held.size === 1) this.begin(held);
       job.stop.onAbort((reason) => {
         if (job.stop.abandoned && held.started) return this.kill(toRemoteError(reason));
         this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
@@ -139,6 +141,17 @@ export class ChildHandle {
     if (this.child.connected) this.child.disconnect();
   }
 
+  /** Marks a job as begun in the child: its hard limit counts from now. */
+  private begin(held: Held): void {
+    held.started = true;
+    held.job.stop.started = true;
+    held.job.onStart();
+    if (held.job.timeLimit !== undefined) {
+      const limit = held.job.timeLimit;
+      held.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
+    }
+  }
+
   private send(message: ParentMessage): void {
     if (this.child.connected) this.child.send(message);
   }
@@ -148,22 +161,18 @@ export class ChildHandle {
     const held = this.held.get(message.jobId);
     if (!held) return;
     switch (message.type) {
-      case 'started':
-        held.started = true;
-        held.job.stop.started = true;
-        held.job.onStart();
-        if (held.job.timeLimit !== undefined) {
-          const limit = held.job.timeLimit;
-          held.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
-        }
-        return;
       case 'report':
         void held.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
         return;
       case 'done': {
         clearTimeout(held.timer);
         this.held.delete(message.jobId);
-        this.tasksRun += 1;
+        // The child begins its next job the moment it finishes this one (a dropped job never began).
+        if (held.started) {
+          const next = this.held.values().next().value as Held | undefined;
+          if (next) this.begin(next);
+        }
+        if (held.started) this.tasksRun += 1;
         this.rss = message.rss;
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
         const outcome = message.outcome;

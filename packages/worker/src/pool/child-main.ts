@@ -1,7 +1,7 @@
 /**
  * The entry point of a pool child: loads the app module once, then runs the jobs its parent sends,
  * one at a time in the order sent (the parent may queue one ahead, to hide the IPC round trip), and
- * reports starts, progress and outcomes back. It never touches the broker.
+ * reports progress and outcomes back. It never touches the broker.
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
@@ -29,7 +29,6 @@ async function drain(app: LoadedApp): Promise<void> {
 
 async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
   const stop = signals.get(message.jobId) ?? new RunSignal();
-  send({ v: PROTOCOL_VERSION, type: 'started', jobId: message.jobId });
   let outcome: WireOutcome;
   try {
     const task = decodeMessage(app.codec, message.body, { secret: app.options.secret });
@@ -45,7 +44,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         softTimeLimit: message.softTimeLimit,
         // The hard limit belongs to the parent: it kills this process.
         timeLimit: undefined,
-        // The parent learned of the start from the 'started' message above.
+        // The parent knows when this job starts: jobs run in the order sent, each once the one before is done.
         onStart: () => undefined,
         report: async (state: TaskState, meta: unknown) => {
           send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, `the ${state} metadata of ${task.task}`) });

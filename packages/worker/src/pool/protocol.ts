@@ -31,8 +31,6 @@ export type WireOutcome =
 export type ChildMessage =
   | { v: typeof PROTOCOL_VERSION; type: 'ready'; pid: number }
   | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
-  /** The child began a job (jobs wait in the child's queue until then; the hard limit counts from here). */
-  | { v: typeof PROTOCOL_VERSION; type: 'started'; jobId: string }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
   /** `rss` lets the parent retire a child that grew past `maxMemoryPerChild`. */
   | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number };
