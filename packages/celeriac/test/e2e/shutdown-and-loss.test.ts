@@ -42,8 +42,10 @@ describe('celeriac worker: shutdown and lost workers', () => {
     await survivor.ready();
     const pid = await result.get({ timeout: 20_000 });
     expect(pid).not.toBe(doomed.child.pid);
-    const record = await client.broker.stats('default');
-    expect(record).toMatchObject({ active: 0, dead: 0 });
+    // Once the survivor has drained and exited, its ack is written: nothing is left held or dead.
+    survivor.signal('SIGTERM');
+    await expect(survivor.exited).resolves.toEqual({ code: 0, signal: null });
+    await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 0, active: 0, dead: 0 });
   });
 
   it('stops with a clear message when the app module cannot be loaded or exports no app', async () => {
