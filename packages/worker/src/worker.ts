@@ -171,7 +171,9 @@ export class Worker implements Closeable {
           if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, signal);
           else await broker.waitForWork(queues, signal);
         }
-        drained = deliveries.length < room;
+        // Skip asking next time only after a short but non-empty batch: an empty wake-up (a due
+        // time passed, a spurious wake) must be followed by a real reservation, or it could spin.
+        drained = deliveries.length > 0 && deliveries.length < room;
         failures = 0;
         if (signal.aborted) {
           await Promise.all(deliveries.map((delivery) => broker.requeue(delivery)));
