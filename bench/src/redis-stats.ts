@@ -9,7 +9,7 @@ export async function totalCommands(client: Redis): Promise<number> {
   return total;
 }
 
-/** Deletes the keys under a prefix, with SCAN (never FLUSHALL). */
+/** Deletes the keys under a prefix, found with SCAN; nothing else is touched. */
 export async function deleteKeys(client: Redis, pattern: string): Promise<void> {
   let cursor = '0';
   do {

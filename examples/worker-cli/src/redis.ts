@@ -19,7 +19,7 @@ export async function openRedis(url: string): Promise<Redis | string> {
   }
 }
 
-/** UNLINKs the keys under `prefix:` (found with SCAN MATCH, never FLUSHDB); returns how many went. */
+/** UNLINKs the keys under `prefix:` (found with SCAN MATCH; nothing else is touched); returns how many went. */
 export async function unlinkPrefix(redis: Redis, prefix: string): Promise<number> {
   let removed = 0;
   const stream = redis.scanStream({ match: `${prefix}:*`, count: 500 });

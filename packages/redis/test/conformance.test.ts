@@ -1,17 +1,12 @@
 import { Redis } from 'ioredis';
 import { runBackendConformance, runBrokerConformance } from '@celeriac/core/testing';
 import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
-import { REDIS_URL } from './support/redis-app';
+import { deleteKeysUnder, REDIS_URL } from './support/redis-app';
 
 /** Deletes only the keys under one test's prefix. */
 async function deletePrefix(prefix: string): Promise<void> {
   const admin = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await admin.unlink(...keys);
-  } while (cursor !== '0');
+  await deleteKeysUnder(admin, prefix);
   await admin.quit();
 }
 

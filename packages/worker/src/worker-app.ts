@@ -8,6 +8,8 @@ export interface WorkerApp {
   readonly registry: TaskRegistry;
   readonly broker: Broker;
   readonly backend: ResultBackend;
+  /** The sender's notification channel named in an encoded message, if it decodes. */
+  replyToOf(body: string): string | undefined;
   /** Registers the worker so that closing the app closes it. */
   track(closeable: Closeable): () => void;
 }

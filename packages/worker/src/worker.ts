@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, decodeMessage, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
+import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
@@ -95,7 +95,7 @@ export class Worker implements Closeable {
       resultTtl: options.resultTtl,
       held: () => [...this.running.values()].map((run) => run.delivery),
       store: (entries) => backend.store(entries),
-      replyToOf: (body) => decodeReplyTo(this.app, body),
+      replyToOf: (body) => this.app.replyToOf(body),
       logger: this.options.logger,
     });
     this.runner = createRunner(this.app, this.options);
@@ -266,15 +266,6 @@ export class Worker implements Closeable {
     this.untrack?.();
     this.stateValue = 'closed';
     logger.info({ processed: this.processedCount }, `Worker ${this.options.hostname} stopped`);
-  }
-}
-
-/** The sender's channel in an encoded message, if it decodes. */
-function decodeReplyTo(app: WorkerApp, body: string): string | undefined {
-  try {
-    return decodeMessage(app.codec, body, { secret: app.options.secret }).replyTo;
-  } catch {
-    return undefined;
   }
 }
 

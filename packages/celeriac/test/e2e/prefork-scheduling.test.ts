@@ -1,19 +1,10 @@
-import { RedisFixture } from '../../../redis/test/support/redis-app';
-import { WorkerProcesses } from './support/worker-process';
+import { useE2e } from './support/worker-process';
 
 describe('celeriac worker: prefork scheduling', () => {
-  let fixture: RedisFixture;
-  let workers: WorkerProcesses;
-  beforeEach(() => {
-    fixture = new RedisFixture('e2e-prefork');
-    workers = new WorkerProcesses(fixture.prefix);
-  });
-  afterEach(async () => {
-    await workers.stopAll();
-    await fixture.cleanup();
-  });
+  const e2e = useE2e('e2e-prefork');
 
   it('spreads a burst over the children instead of queueing it on one', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'prefork']);
     await worker.ready();
     const client = fixture.app();
@@ -22,6 +13,7 @@ describe('celeriac worker: prefork scheduling', () => {
   });
 
   it('gives a child no more than --max-tasks-per-child tasks, also under steady load', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-tasks-per-child', '2']);
     await worker.ready();
     const client = fixture.app();

@@ -1,19 +1,10 @@
-import { RedisFixture } from '../../../redis/test/support/redis-app';
-import { WorkerProcess, WorkerProcesses } from './support/worker-process';
+import { useE2e, WorkerProcess } from './support/worker-process';
 
 describe('celeriac worker: shutdown and lost workers', () => {
-  let fixture: RedisFixture;
-  let workers: WorkerProcesses;
-  beforeEach(() => {
-    fixture = new RedisFixture('e2e-stop');
-    workers = new WorkerProcesses(fixture.prefix);
-  });
-  afterEach(async () => {
-    await workers.stopAll();
-    await fixture.cleanup();
-  });
+  const e2e = useE2e('e2e-stop');
 
   it('on SIGTERM, finishes the running task, hands prefetched ones back, and exits 0', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--prefetch', '2']);
     await worker.ready();
     const client = fixture.app();
@@ -30,6 +21,7 @@ describe('celeriac worker: shutdown and lost workers', () => {
   });
 
   it('when a worker is killed with kill -9 mid-task, another worker completes the task', async () => {
+    const { fixture, workers } = e2e();
     const env = { CELERIAC_TEST_VISIBILITY: '2s' };
     const doomed: WorkerProcess = workers.start(['-c', '1'], env);
     await doomed.ready();

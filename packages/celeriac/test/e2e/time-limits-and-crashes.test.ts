@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { TaskFailedError } from 'celeriac';
-import { RedisFixture } from '../../../redis/test/support/redis-app';
-import { WorkerProcesses } from './support/worker-process';
+import { useE2e } from './support/worker-process';
 
 describe('celeriac worker: hard limits and crashes', () => {
-  let fixture: RedisFixture;
-  let workers: WorkerProcesses;
-  beforeEach(() => {
-    fixture = new RedisFixture('e2e-limits');
-    workers = new WorkerProcesses(fixture.prefix);
-  });
-  afterEach(async () => {
-    await workers.stopAll();
-    await fixture.cleanup();
-  });
+  const e2e = useE2e('e2e-limits');
 
   it('kills a hung task at its hard limit, fails it with TimeLimitExceededError, and runs the next task', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork']);
     await worker.ready();
     const client = fixture.app();
@@ -27,6 +18,7 @@ describe('celeriac worker: hard limits and crashes', () => {
   });
 
   it('retries a task whose child crashed, then fails it with WorkerLostError', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork']);
     await worker.ready();
     const client = fixture.app({ maxDeliveries: 2 });
@@ -41,6 +33,7 @@ describe('celeriac worker: hard limits and crashes', () => {
   });
 
   it('replaces a prefork child whose memory passed --max-memory-per-child', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-memory-per-child', '150']);
     await worker.ready();
     const client = fixture.app();
@@ -51,6 +44,7 @@ describe('celeriac worker: hard limits and crashes', () => {
   });
 
   it('runs every task in a new process with --pool fork', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'fork']);
     await worker.ready();
     const client = fixture.app();
@@ -59,6 +53,7 @@ describe('celeriac worker: hard limits and crashes', () => {
   });
 
   it('reports progress from a child to the caller', async () => {
+    const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1']);
     await worker.ready();
     const client = fixture.app();

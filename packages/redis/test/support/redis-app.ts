@@ -1,6 +1,6 @@
 /**
  * Test fixtures for the Redis package: apps under a random key prefix per test, removed afterwards
- * (only their own keys: never FLUSHDB), and a helper to wait until a time has passed.
+ * (only their own keys, found by SCAN on the prefix), and a helper to wait until a time has passed.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -40,15 +40,19 @@ export class RedisFixture {
   /** Closes every app and removes every key under the prefix. */
   async cleanup(): Promise<void> {
     await Promise.all(this.apps.map((app) => app.close()));
-    const redis = this.redis();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
-    await redis.quit();
+    await deleteKeysUnder(this.redis(), this.prefix);
+    await this.redis().quit();
   }
+}
+
+/** Deletes the keys whose names start with `prefix` (found with SCAN), and nothing else. */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
 }
 
 /** Resolves once the clock has passed `time` (epoch ms): waiting for a deadline, e.g. a lease. */

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { RedisFixture } from '../../../../redis/test/support/redis-app';
 
 const ROOT = resolve(__dirname, '../../../../..');
 const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
@@ -100,4 +101,30 @@ export class WorkerProcesses {
   async stopAll(): Promise<void> {
     await Promise.all(this.all.map((worker) => worker.stop()));
   }
+}
+
+/** A test's Redis fixture and its worker processes, both fresh for each test. */
+export interface E2eContext {
+  readonly fixture: RedisFixture;
+  readonly workers: WorkerProcesses;
+}
+
+/**
+ * Declares, in the calling `describe`, a fresh Redis prefix and worker set per test, torn down after
+ * it (workers killed, then only the prefix's keys deleted). Read the context inside tests.
+ */
+export function useE2e(label: string): () => E2eContext {
+  let context: E2eContext | undefined;
+  beforeEach(() => {
+    const fixture = new RedisFixture(label);
+    context = { fixture, workers: new WorkerProcesses(fixture.prefix) };
+  });
+  afterEach(async () => {
+    await context?.workers.stopAll();
+    await context?.fixture.cleanup();
+  });
+  return () => {
+    if (!context) throw new Error('useE2e: read the context inside a test');
+    return context;
+  };
 }
