@@ -5,6 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AsyncResult, type ResultSource, type RevokeOptions } from './async-result';
+import { GroupResult } from './canvas/group-result';
+import { planLaunch } from './canvas/launch';
+import { memberId, type CanvasNode, type Continuation, type Flow } from './canvas/nodes';
 import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
 import type { Broker, BrokerSettings } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
@@ -18,8 +21,25 @@ import { MemoryBroker } from './memory/memory-broker';
 import { decodeMessage, encodeMessage, envelopeOf, type TaskMessage } from './message';
 import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } from './options';
 import { TaskRegistry } from './registry';
-import { Signature, type SignatureData } from './signature';
+import { Signature, type SignatureData, type SignatureSender } from './signature';
 import { createTaskHandle, type TaskFunction, type TaskHandle, type TaskSender } from './task';
+
+/** Where a message comes from, beside its call: lineage, reply channel and workflow fields. */
+export interface MessageExtras {
+  parentId?: string;
+  rootId?: string;
+  /** The channel for completion notices; defaults to this client's. */
+  replyTo?: string | undefined;
+  flow?: Flow;
+}
+
+/** Options of {@link CeleriacCore.launchCanvas}. */
+export interface LaunchOptions extends Omit<MessageExtras, 'flow'> {
+  /** What runs after the launched node (the rest of a chain, a chord body). */
+  next?: Continuation;
+  /** Publish as a re-send: a copy still waiting or running is not duplicated. */
+  idempotent?: boolean;
+}
 
 /** Something the app closes when it closes (workers, schedulers). */
 export interface Closeable {
@@ -27,7 +47,7 @@ export interface Closeable {
 }
 
 /** The Celeriac app without transports beyond `memory://`; use `Celeriac` from the `celeriac` package. */
-export class CeleriacCore implements TaskSender, ResultSource {
+export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   /** The options after defaults. */
   readonly options: ResolvedAppOptions;
   /** Serializes arguments and results; register custom types on it through `registerType`. */
@@ -111,18 +131,41 @@ export class CeleriacCore implements TaskSender, ResultSource {
 
   /** Publishes an already built message (workers use this for chains and callbacks). */
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
-    const body = encodeMessage(this.codec, message, { secret: this.options.secret, maxBytes: this.options.maxMessageSize });
-    const sent = this.publisher.publish(envelopeOf(message, body, idempotent)).then(() => undefined);
+    const sent = this.publisher.publish(envelopeOf(message, this.encode(message), idempotent)).then(() => undefined);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
     return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
   }
 
   /** Builds the message of a call without sending it. */
-  buildMessage(name: string, args: readonly unknown[], options: ApplyOptions, lineage: { parentId?: string; rootId?: string } = {}): TaskMessage {
+  buildMessage(name: string, args: readonly unknown[], options: ApplyOptions, extras: MessageExtras = {}): TaskMessage {
     if (!Array.isArray(args)) {
       throw new CeleriacError('CELERIAC_INVALID_OPTION', `The arguments of ${name} must be an array, e.g. applyAsync([2, 3]).`);
     }
-    return buildMessage({ name, args, call: options, task: this.registry.get(name)?.options, app: this.options, replyTo: this.clientId, ...lineage });
+    const replyTo = 'replyTo' in extras ? extras.replyTo : this.clientId;
+    return buildMessage({ name, args, call: options, task: this.registry.get(name)?.options, app: this.options, ...extras, replyTo });
+  }
+
+  /**
+   * Publishes the first tasks of a frozen workflow (see `chain`, `group`, `chord`); every message is
+   * built and encoded before any is sent, so bad input sends nothing. Workers call it with `next`
+   * and the finished step's lineage to start what follows a step.
+   */
+  launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options: LaunchOptions = {}): Promise<void> {
+    this.assertOpen();
+    const { next, idempotent = false, ...extras } = options;
+    const messages = planLaunch(node, parentArgs, next).map(({ node: step, args, flow }) => this.buildMessage(step.task, args, step.options, { ...extras, flow }));
+    const envelopes = messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
+    return Promise.all(envelopes.map((envelope) => this.publisher.publish(envelope))).then(() => undefined);
+  }
+
+  /** A handle on the results of group `id` of `size` members, from any process. */
+  groupResult<T extends readonly unknown[] = unknown[]>(id: string, size: number): GroupResult<T> {
+    return new GroupResult<T>(this, id, Array.from({ length: size }, (_, index) => new AsyncResult(this, memberId(id, index))));
+  }
+
+  /** Encodes a message with the app's secret and size limit. */
+  encode(message: TaskMessage): string {
+    return encodeMessage(this.codec, message, { secret: this.options.secret, maxBytes: this.options.maxMessageSize });
   }
 
   /** A handle on the result of task `id`, from any process. */

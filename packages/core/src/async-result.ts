@@ -15,6 +15,13 @@ export interface ResultSource {
   revoke(id: string, options?: RevokeOptions): Promise<void>;
 }
 
+/** A handle on a previous step: a task's result, or a group's (`GroupResult`). */
+export interface ParentResult {
+  readonly id: string;
+  readonly parent: ParentResult | undefined;
+  readonly sent: Promise<void>;
+}
+
 /** Options of `AsyncResult.revoke()`. */
 export interface RevokeOptions {
   /** Also abort the task if it is running (its `signal` aborts; process pools stop the run). */
@@ -44,8 +51,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     private readonly source: ResultSource,
     /** The task id. */
     readonly id: string,
-    options: { sent?: Promise<void>; taskName?: string; sentHere?: boolean } = {},
+    options: { sent?: Promise<void>; taskName?: string; sentHere?: boolean; parent?: ParentResult } = {},
   ) {
+    this.parent = options.parent;
     this.sent = options.sent ?? Promise.resolve();
     this.sentHere = options.sentHere ?? options.sent !== undefined;
     this.sentAt = Date.now();
@@ -56,6 +64,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
 
   /** The task name, when this handle was created by a call (unknown for `app.result(id)`). */
   readonly taskName: string | undefined;
+
+  /** The step before this one in a chain (walk `parent` to the first step), when known. */
+  readonly parent: ParentResult | undefined;
 
   /** Waits for the task's value. */
   then<A = T, B = never>(

@@ -36,8 +36,10 @@ export interface StoreEntry {
 export interface GroupProgress {
   /** How many members have finished. */
   done: number;
-  /** True for exactly one caller: the one whose result completed the group. */
+  /** True for exactly one caller: the one whose member completed the group. */
   completed: boolean;
+  /** True when this member was already counted (a re-run of a member task). */
+  repeated: boolean;
 }
 
 /** What `onChange` returns: call it to stop listening. */
@@ -90,7 +92,9 @@ export interface ResultBackend {
   forget(ids: readonly string[]): Promise<void>;
   /**
    * Atomically records that member `index` of group `groupId` (of `size` members) finished. Exactly one
-   * call, the one that completes the group, sees `completed: true`.
+   * call, the one that completes the group, sees `completed: true`; a member counted before sees
+   * `repeated: true` (the group is then complete when `done === size`). Memory stays proportional to
+   * `size` (one bit a member in Redis) and expires after `ttl` ms.
    */
   groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress>;
   /** Releases connections and timers. */

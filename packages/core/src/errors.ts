@@ -25,7 +25,10 @@ export type CeleriacErrorCode =
   | 'CELERIAC_UNSUPPORTED_URL'
   | 'CELERIAC_INVALID_STATE'
   | 'CELERIAC_APP_MODULE'
-  | 'CELERIAC_CLOSED';
+  | 'CELERIAC_CLOSED'
+  | 'CELERIAC_INVALID_CANVAS'
+  | 'CELERIAC_CHORD_FAILED'
+  | 'CELERIAC_DEPENDENCY_FAILED';
 
 /** Base class of every error Celeriac throws; branch on `code`. */
 export class CeleriacError extends Error {
@@ -128,6 +131,23 @@ export class MaxRetriesExceededError extends CeleriacError {
 export class WorkerLostError extends CeleriacError {
   constructor(message: string) {
     super('CELERIAC_WORKER_LOST', message);
+  }
+}
+
+/**
+ * The error stored for a chord's callback (and the steps after it) when a header task failed; the
+ * callback does not run. The message names the failed task.
+ */
+export class ChordError extends CeleriacError {
+  constructor(message: string) {
+    super('CELERIAC_CHORD_FAILED', message);
+  }
+}
+
+/** The error of a task whose `dependsOn` task failed or was revoked; the task does not run. */
+export class DependencyFailedError extends CeleriacError {
+  constructor(message: string) {
+    super('CELERIAC_DEPENDENCY_FAILED', message);
   }
 }
 

@@ -2,8 +2,9 @@
  * @celeriac/core: the app, tasks, calls, results, serialization and the Broker/Backend contracts.
  * It knows no Redis; transports plug in through the Broker and ResultBackend interfaces.
  */
-export { CeleriacCore, type Closeable } from './app';
-export { AsyncResult, type GetOptions, type ResultSource, type RevokeOptions } from './async-result';
+export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } from './app';
+export * from './canvas';
+export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
 export type {
   Broker,
@@ -23,6 +24,8 @@ export { optionalMilliseconds, toMilliseconds, type Duration, type DurationUnit 
 export {
   BrokerUnavailableError,
   CeleriacError,
+  ChordError,
+  DependencyFailedError,
   MaxRetriesExceededError,
   reviveRemoteError,
   SerializationError,
@@ -53,7 +56,9 @@ export {
   APP_DEFAULTS,
   TASK_DEFAULTS,
   type ApplyOptions,
+  type Callbacks,
   type CeleriacOptions,
+  type Dependency,
   type ErrorMatcher,
   type ResolvedAppOptions,
   type TaskOptions,

@@ -3,6 +3,7 @@
  * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Flow } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
 import { CeleriacError } from './errors';
 
@@ -42,6 +43,10 @@ export interface TaskMessage {
   rootId?: string;
   /** Epoch ms when the message was first published. */
   publishedAt: number;
+  /** What runs after this task in its workflow (chain steps, chord membership, callbacks). */
+  flow?: Flow;
+  /** Task ids that must succeed before this task runs. */
+  dependsOn?: string[];
 }
 
 /** What a broker stores and moves: routing data plus the opaque encoded message. */
@@ -57,8 +62,9 @@ export interface Envelope {
   body: string;
 }
 
-interface WireMessage extends Omit<TaskMessage, 'args'> {
+interface WireMessage extends Omit<TaskMessage, 'args' | 'flow'> {
   args: SerializedValue;
+  flow?: SerializedValue;
 }
 
 /** Options for {@link encodeMessage} and {@link decodeMessage}. */
@@ -77,7 +83,10 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
   message.args.forEach((arg, index) => {
     if (codec.inspect(arg, `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
   });
-  const wire: WireMessage = { ...message, args: rich ? codec.serialize(message.args) : { json: message.args } };
+  const { flow, ...rest } = message;
+  const wire: WireMessage = { ...rest, args: rich ? codec.serialize(message.args) : { json: message.args } };
+  // Workflow steps carry arguments of their own: they travel through the codec too.
+  if (flow !== undefined) wire.flow = codec.serialize(flow, `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
   const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {
@@ -124,7 +133,16 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The arguments could not be decoded: ${(error as Error).message}`, { cause: error });
   }
   if (!Array.isArray(args)) throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The arguments are not a list.');
-  return { ...wire, args };
+  const { flow, ...rest } = wire;
+  const message: TaskMessage = { ...rest, args };
+  if (flow !== undefined) {
+    try {
+      message.flow = codec.deserialize(flow) as Flow;
+    } catch (error) {
+      throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The workflow could not be decoded: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return message;
 }
 
 /** The routing data a broker needs for a message. */

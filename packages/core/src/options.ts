@@ -1,6 +1,7 @@
 /**
  * Typed options of the app, of tasks and of calls, with their defaults in one place.
  */
+import type { Composable } from './canvas/composable';
 import type { ResultBackend } from './backend';
 import type { Broker } from './broker';
 import type { Duration } from './duration';
@@ -149,7 +150,22 @@ export interface ApplyOptions {
   resultTtl?: Duration;
   /** Extra data for the task, read through `currentTask().headers`. */
   headers?: Record<string, string>;
+  /** Run these when the task succeeds, with its result as the first argument (unless immutable). */
+  link?: Callbacks;
+  /** Run these with `(taskId, error)` when the task fails for good (after its retries). */
+  linkError?: Callbacks;
+  /**
+   * Run only once these tasks (ids or result handles) succeeded; if one fails or is revoked, this
+   * task fails with DependencyFailedError instead of running. Waiting costs no worker slot.
+   */
+  dependsOn?: Dependency | readonly Dependency[];
 }
+
+/** A task that another waits for: its id or its result handle. */
+export type Dependency = string | { readonly id: string };
+
+/** One callback signature (or workflow), or a list of them. */
+export type Callbacks = Composable | readonly Composable[];
 
 /** The app's options after defaults and parsing. */
 export interface ResolvedAppOptions {

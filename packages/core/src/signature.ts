@@ -4,6 +4,9 @@
  * its arguments; `add.si(2, 2)` is immutable and ignores the parent's result.
  */
 import type { AsyncResult } from './async-result';
+import type { CanvasSender, Composable } from './canvas/composable';
+import { toTaskNode } from './canvas/to-node';
+import type { CanvasNode } from './canvas/nodes';
 import type { ApplyOptions } from './options';
 
 /** A signature as plain, serializable data. */
@@ -16,15 +19,18 @@ export interface SignatureData {
   immutable: boolean;
 }
 
-/** Sends a task by name; the app implements it. */
-export interface SignatureSender {
+/** Sends a task by name and starts workflows; the app implements it. */
+export interface SignatureSender extends CanvasSender {
   sendTask<R>(name: string, args: readonly unknown[], options?: ApplyOptions): AsyncResult<R>;
 }
 
 /** A task call written down, typed by the task's result `R`. */
-export class Signature<R = unknown> {
+export class Signature<R = unknown> implements Composable<R, AsyncResult<R>> {
+  declare readonly '~types'?: { value: R; handle: AsyncResult<R> };
+
   constructor(
-    private readonly sender: SignatureSender,
+    /** The app that sends it. */
+    readonly sender: SignatureSender,
     /** The signature's data; send it anywhere, rebuild it with `app.signature(data)`. */
     readonly data: Readonly<SignatureData>,
   ) {}
@@ -34,7 +40,7 @@ export class Signature<R = unknown> {
     return this.data.task;
   }
 
-  /** A copy with more call options (queue, priority, countdown, ...). */
+  /** A copy with more call options (queue, priority, countdown, link, linkError, ...). */
   set(options: ApplyOptions): Signature<R> {
     return new Signature<R>(this.sender, { ...this.data, options: { ...this.data.options, ...options } });
   }
@@ -51,6 +57,11 @@ export class Signature<R = unknown> {
   /** Sends the task with extra leading arguments. */
   delay(...parentArgs: unknown[]): AsyncResult<R> {
     return this.applyAsync(parentArgs);
+  }
+
+  /** The call as a workflow node. */
+  toNode(): CanvasNode {
+    return toTaskNode(this.data);
   }
 
   /** The plain data, so `JSON.stringify(signature)` and message encoding see data only. */

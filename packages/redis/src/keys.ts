@@ -17,7 +17,7 @@
  *   revoked    ZSET  id -> expiry (epoch ms), plus JSON flags in revoked-info
  *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
  *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
- *   group:<id>  SET   indexes of finished group members, with a TTL
+ *   group:<id>  STRING bitmap of finished group members (one bit each), with a TTL
  *
  * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
  * (ids of finished tasks, for waiters in other processes), `<prefix>:revoke` (revocations).
@@ -81,7 +81,7 @@ export class KeySpace {
     return `${this.prefix}:result:${id}`;
   }
 
-  /** The finished-member set of one group. */
+  /** The finished-member bitmap of one group. */
   group(id: string): string {
     return `${this.prefix}:group:${id}`;
   }

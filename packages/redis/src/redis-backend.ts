@@ -166,8 +166,8 @@ export class RedisBackend implements ResultBackend {
   }
 
   async groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {
-    const [done, completed] = await runScript<[number, number]>(this.connection.client, 'groupDone', [this.keys.group(groupId)], [index, size, Math.round(ttl)]);
-    return { done, completed: completed === 1 };
+    const [done, completed, repeated] = await runScript<[number, number, number]>(this.connection.client, 'groupDone', [this.keys.group(groupId)], [index, size, Math.round(ttl)]);
+    return { done, completed: completed === 1, repeated: repeated === 1 };
   }
 
   /** True when this backend talks over `connection`. */

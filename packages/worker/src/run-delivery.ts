@@ -11,12 +11,15 @@ import {
   UnknownTaskError,
   type Broker,
   type Delivery,
+  type RemoteError,
   type StoreEntry,
   type TaskDefinition,
   type TaskMessage,
   type TaskRecord,
   type TaskState,
 } from '@celeriac/core';
+import { awaitDependencies } from './dependencies';
+import { continueFlow, failFlow, type FlowContext } from './flow';
 import type { Logger } from './logger';
 import type { RunSignal } from './run-signal';
 import type { TaskJob, TaskOutcome } from './run-task';
@@ -38,6 +41,8 @@ export interface RunContext {
   isRevoked(id: string): boolean;
   /** Called once the task function is done (or will not run), so its slot can take the next task. */
   released(id: string): void;
+  /** Takes a slot again after `released` (a task that waited for its dependencies); resolves early if `stop` aborts. */
+  acquire(id: string, stop: RunSignal): Promise<void>;
 }
 
 /**
@@ -74,8 +79,18 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     const error = new UnknownTaskError(message.task);
     logger.error({ id: message.id, task: message.task }, error.message);
     await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })));
+    if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: toRemoteError(error) });
     await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
     return;
+  }
+  if (message.dependsOn && message.dependsOn.length > 0) {
+    const verdict = await awaitDependencies(run, message, stop);
+    if (verdict === 'abandoned') return;
+    if (verdict === 'revoked') return revoke(run, delivery, message, 'terminated');
+    if (verdict !== 'ready') {
+      logger.info({ id: message.id, task: message.task }, verdict.message);
+      return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
+    }
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
   // A run abandoned at its hard limit may still report; nothing may overwrite its final record.
@@ -122,7 +137,15 @@ async function settle(
   switch (outcome.kind) {
     case 'success': {
       const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
-      await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'SUCCESS', ignore ? base : { ...base, result: outcome.value })));
+      const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore ? base : { ...base, result: outcome.value }));
+      if (message.flow) {
+        // Stored, then the next steps published, then acked: a crash in between re-runs this step.
+        await run.settler.store(entry);
+        await continueFlow(flowContext(run), message, outcome.value);
+        await run.settler.finish(delivery);
+      } else {
+        await run.settler.finish(delivery, entry);
+      }
       logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;
     }
@@ -138,29 +161,52 @@ async function settle(
       run.settler.dropStarted(message.id);
       const dead = (await run.broker.requeueLost(delivery, `${outcome.error.name}: ${outcome.error.message}`)) === 'dead';
       logger.error({ ...fields, state: dead ? 'FAILURE' : 'REDELIVERED', error: outcome.error }, `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`);
-      if (dead) await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
+      if (dead) {
+        await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
+        if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: outcome.error });
+      }
       return;
     }
     case 'failure':
-      await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
+      await fail(run, delivery, message, outcome.error, base);
       logger.error({ ...fields, state: 'FAILURE', error: outcome.error }, `Task ${message.task}[${message.id}] failed`);
       return;
   }
 }
 
+/** Stores a FAILURE, settles the workflow steps that will not run, and acks. */
+async function fail(run: RunContext, delivery: Delivery, message: TaskMessage, error: RemoteError, fields: Partial<TaskRecord>): Promise<void> {
+  const entry = entryFor(run, message, record(message.id, 'FAILURE', { ...fields, error }));
+  if (!message.flow) return run.settler.finish(delivery, entry);
+  await run.settler.store(entry);
+  await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+  await run.settler.finish(delivery);
+}
+
 async function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
-  await run.settler.finish(delivery, entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } })));
+  const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
+  if (!message.flow) return run.settler.finish(delivery, entry);
+  await run.settler.store(entry);
+  await failFlow(flowContext(run), message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` });
+  await run.settler.finish(delivery);
+}
+
+function flowContext(run: RunContext): FlowContext {
+  return { app: run.app, store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined), ttlOf: (message) => ttlOf(run, message) };
 }
 
 function record(id: string, state: TaskState, fields: Partial<TaskRecord>): TaskRecord {
   return { id, state, date: Date.now(), ...fields };
 }
 
-function entryFor(run: RunContext, message: TaskMessage | undefined, taskRecord: TaskRecord): StoreEntry {
+function ttlOf(run: RunContext, message: TaskMessage | undefined): number {
   const definitionTtl = message ? run.app.registry.get(message.task)?.options.resultTtl : undefined;
-  const ttl = message?.resultTtl ?? optionalMilliseconds(definitionTtl, 'resultTtl') ?? run.app.options.resultTtl;
-  const entry: StoreEntry = { record: taskRecord, ttl };
+  return message?.resultTtl ?? optionalMilliseconds(definitionTtl, 'resultTtl') ?? run.app.options.resultTtl;
+}
+
+function entryFor(run: RunContext, message: TaskMessage | undefined, taskRecord: TaskRecord): StoreEntry {
+  const entry: StoreEntry = { record: taskRecord, ttl: ttlOf(run, message) };
   if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
   return entry;
 }

@@ -1,5 +1,5 @@
 /** What a worker needs from its app; `CeleriacCore` provides it. */
-import type { Broker, Closeable, Codec, ResolvedAppOptions, ResultBackend, TaskRegistry } from '@celeriac/core';
+import type { Broker, CanvasNode, Closeable, Codec, LaunchOptions, ResolvedAppOptions, ResultBackend, TaskRegistry } from '@celeriac/core';
 
 /** The parts of an app a worker uses. */
 export interface WorkerApp {
@@ -10,6 +10,8 @@ export interface WorkerApp {
   readonly backend: ResultBackend;
   /** The sender's notification channel named in an encoded message, if it decodes. */
   replyToOf(body: string): string | undefined;
+  /** Publishes the first tasks of a workflow node (the steps after a finished one). */
+  launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options?: LaunchOptions): Promise<void>;
   /** Registers the worker so that closing the app closes it. */
   track(closeable: Closeable): () => void;
 }

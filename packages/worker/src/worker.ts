@@ -40,6 +40,8 @@ export class Worker implements Closeable {
   private readonly executing = new Set<string>();
   /** Reserved but not started yet, in reservation order. */
   private prefetched: Running[] = [];
+  /** Tasks waiting for a slot again after their dependencies finished. */
+  private readonly resuming: Array<{ id: string; resume: () => void }> = [];
   private readonly stopLoop = new AbortController();
   private readonly forced = new AbortController();
   private slotFreed: (() => void) | undefined;
@@ -109,6 +111,7 @@ export class Worker implements Closeable {
       hostname: this.options.hostname,
       isRevoked: (id) => this.revocations.has(id),
       released: (id) => this.release(id),
+      acquire: (id, stop) => this.acquire(id, stop),
     };
     await this.runner.start();
     await this.revocations.start();
@@ -197,11 +200,31 @@ export class Worker implements Closeable {
     this.prefetched.push(entry);
   }
 
-  /** Starts prefetched tasks while slots are free. */
+  /** Starts prefetched tasks while slots are free; tasks whose dependencies came through go first. */
   private pump(): void {
+    while (this.executing.size < this.slots && this.resuming.length > 0 && this.stateValue === 'running') {
+      const next = this.resuming.shift() as { id: string; resume: () => void };
+      this.executing.add(next.id);
+      next.resume();
+    }
     while (this.executing.size < this.slots && this.prefetched.length > 0 && this.stateValue === 'running') {
       this.dispatch(this.prefetched.shift() as Running);
     }
+  }
+
+  /** Gives a slot back to a task that released it to wait for its dependencies. */
+  private acquire(id: string, stop: RunSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const waiting = { id, resume: resolve };
+      this.resuming.push(waiting);
+      // Shutdown hands waiting tasks back to the queue: let them return without a slot.
+      stop.onAbort(() => {
+        const index = this.resuming.indexOf(waiting);
+        if (index >= 0) this.resuming.splice(index, 1);
+        resolve();
+      });
+      this.pump();
+    });
   }
 
   private dispatch(entry: Running): void {

@@ -1,5 +1,8 @@
 /** Builds a TaskMessage from a call: the call's options over the task's options over the app's. */
 import { randomUUID } from 'node:crypto';
+import { freeze } from '../canvas/freeze';
+import type { Flow } from '../canvas/nodes';
+import { dependencyIds, toTaskNode } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
 import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
@@ -12,9 +15,11 @@ export interface MessageInput {
   call: ApplyOptions;
   task: Readonly<TaskOptions> | undefined;
   app: ResolvedAppOptions;
-  replyTo: string;
+  replyTo: string | undefined;
   parentId?: string;
   rootId?: string;
+  /** Workflow fields set by a canvas (callbacks from `call` are added to them). */
+  flow?: Flow;
 }
 
 /** Builds and validates the message of one call; throws `CELERIAC_INVALID_OPTION` or `..._DURATION`. */
@@ -36,9 +41,9 @@ export function buildMessage(input: MessageInput): TaskMessage {
     priority,
     retries: 0,
     headers: { ...call.headers },
-    replyTo: input.replyTo,
     publishedAt: now,
   };
+  if (input.replyTo !== undefined) message.replyTo = input.replyTo;
   const eta = etaOf(call, now);
   if (eta !== undefined) message.eta = eta;
   if (call.expires !== undefined) {
@@ -55,7 +60,25 @@ export function buildMessage(input: MessageInput): TaskMessage {
   if (call.resultTtl !== undefined) message.resultTtl = toMilliseconds(call.resultTtl, 'resultTtl');
   if (input.parentId !== undefined) message.parentId = input.parentId;
   if (input.rootId !== undefined) message.rootId = input.rootId;
+  const flow = flowOf(input);
+  if (flow) message.flow = flow;
+  if (call.dependsOn !== undefined) {
+    const ids = dependencyIds(call.dependsOn);
+    if (ids.some((dependency) => typeof dependency !== 'string' || dependency.length === 0)) throw invalid('dependsOn', call.dependsOn, 'task ids or result handles');
+    if (ids.length > 0) message.dependsOn = ids;
+  }
   return message;
+}
+
+/** The canvas fields plus the call's own callbacks, frozen so a re-published callback keeps its id. */
+function flowOf(input: MessageInput): Flow | undefined {
+  const { link, linkError } = input.call;
+  if (link === undefined && linkError === undefined) return input.flow;
+  const callbacks = toTaskNode({ task: input.name, args: [], options: { link, linkError }, immutable: true });
+  const flow: Flow = { ...input.flow };
+  if (callbacks.link) flow.link = [...(flow.link ?? []), ...callbacks.link.map(freeze)];
+  if (callbacks.linkError) flow.linkError = [...(flow.linkError ?? []), ...callbacks.linkError.map(freeze)];
+  return flow;
 }
 
 function etaOf(call: ApplyOptions, now: number): number | undefined {

@@ -91,7 +91,7 @@ export class MemoryBackend implements ResultBackend {
     const before = group.members.size;
     group.members.add(index);
     const done = group.members.size;
-    return { done, completed: done === size && before < size };
+    return { done, completed: done === size && before < size, repeated: done === before };
   }
 
   async close(): Promise<void> {

@@ -5,12 +5,13 @@ import type { OpenBackend } from './harness';
 export function groupCases(open: OpenBackend): void {
   it('groupMemberDone counts distinct members and completes the group once', async () => {
     const { backend } = await open();
-    expect(await backend.groupMemberDone('g', 0, 3, 60_000)).toEqual({ done: 1, completed: false });
-    expect(await backend.groupMemberDone('g', 0, 3, 60_000)).toEqual({ done: 1, completed: false });
-    expect(await backend.groupMemberDone('g', 2, 3, 60_000)).toEqual({ done: 2, completed: false });
-    expect(await backend.groupMemberDone('other', 0, 1, 60_000)).toEqual({ done: 1, completed: true });
-    expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: true });
-    expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: false });
+    expect(await backend.groupMemberDone('g', 0, 3, 60_000)).toEqual({ done: 1, completed: false, repeated: false });
+    expect(await backend.groupMemberDone('g', 0, 3, 60_000)).toEqual({ done: 1, completed: false, repeated: true });
+    expect(await backend.groupMemberDone('g', 2, 3, 60_000)).toEqual({ done: 2, completed: false, repeated: false });
+    expect(await backend.groupMemberDone('other', 0, 1, 60_000)).toEqual({ done: 1, completed: true, repeated: false });
+    expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: true, repeated: false });
+    // A re-run member after completion: not a second completion, but it can tell the group is full.
+    expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: false, repeated: true });
   });
 
   it('groupMemberDone: exactly one of many concurrent callers sees the group completed', async () => {
@@ -19,7 +20,7 @@ export function groupCases(open: OpenBackend): void {
     const progress = await Promise.all(
       Array.from({ length: size }, (_, index) => (index % 2 === 0 ? backend : writer).groupMemberDone('race', index, size, 60_000)),
     );
-    expect(progress.filter((step) => step.completed)).toEqual([{ done: size, completed: true }]);
+    expect(progress.filter((step) => step.completed)).toEqual([{ done: size, completed: true, repeated: false }]);
     expect(progress.map((step) => step.done).sort((a, b) => a - b)).toEqual(Array.from({ length: size }, (_, index) => index + 1));
   });
 }

@@ -1,0 +1,55 @@
+/** What every workflow piece (signature, chain, group, chord) shares, and how it is started. */
+import { AsyncResult, type ParentResult, type ResultSource } from '../async-result';
+import { freeze } from './freeze';
+import { GroupResult } from './group-result';
+import type { CanvasNode } from './nodes';
+
+/** What starting a workflow needs from the app. */
+export interface CanvasSender extends ResultSource {
+  /** Publishes the first tasks of a frozen workflow; resolves once the broker accepted them. */
+  launchCanvas(node: CanvasNode, parentArgs: readonly unknown[]): Promise<void>;
+}
+
+/**
+ * A step of a workflow: a signature, chain, group or chord. `R` is the value it produces and `H`
+ * the handle `applyAsync()` returns (an AsyncResult, or a GroupResult for a group).
+ */
+export interface Composable<R = unknown, H = unknown> {
+  /** The app that sends it. */
+  readonly sender: CanvasSender;
+  /** The workflow as plain data. */
+  toNode(): CanvasNode;
+  /** Type-level only (never set): the value and handle types. */
+  readonly '~types'?: { value: R; handle: H };
+}
+
+/** The value a step produces. */
+export type ValueOf<S> = S extends { readonly '~types'?: { value: infer R } } ? R : unknown;
+/** The handle a step's `applyAsync()` returns. */
+export type HandleOf<S> = S extends { readonly '~types'?: { handle: infer H } } ? H : unknown;
+
+/** Freezes and starts a workflow; returns the handle of its result (the last step's). */
+export function startCanvas<H>(piece: Composable<unknown, H>, parentArgs: readonly unknown[]): H {
+  const node = freeze(piece.toNode());
+  const sent = piece.sender.launchCanvas(node, parentArgs);
+  return handleOf(piece.sender, node, sent, undefined) as H;
+}
+
+/** Handles on a frozen workflow's results, each linked to the step before it. */
+export function handleOf(source: ResultSource, node: CanvasNode, sent: Promise<void>, parent: ParentResult | undefined): AsyncResult<unknown> | GroupResult {
+  switch (node.kind) {
+    case 'task':
+      return new AsyncResult(source, node.options.taskId as string, { sent, taskName: node.task, sentHere: true, parent });
+    case 'group':
+      return new GroupResult(source, node.id as string, node.members.map((member) => handleOf(source, member, sent, parent) as AsyncResult<unknown>), { sent, parent });
+    case 'chain': {
+      let handle: AsyncResult<unknown> | GroupResult | undefined;
+      let previous = parent;
+      for (const step of node.steps) {
+        handle = handleOf(source, step, sent, previous);
+        previous = handle;
+      }
+      return handle as AsyncResult<unknown> | GroupResult;
+    }
+  }
+}

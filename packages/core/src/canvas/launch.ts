@@ -1,0 +1,53 @@
+/**
+ * Launching: works out the tasks a (frozen) workflow starts with, each with its arguments and the
+ * workflow fields its message carries. The caller uses it to start a workflow; a worker uses it to
+ * start what comes after a finished step.
+ */
+import type { CanvasNode, Continuation, Flow, TaskNode } from './nodes';
+
+/** One task to publish. */
+export interface PlannedTask {
+  node: TaskNode;
+  args: unknown[];
+  flow: Flow;
+}
+
+/**
+ * The first tasks of `node`, each given `parentArgs` (a parent's result) before its own arguments;
+ * `next` is what runs after `node` finishes.
+ */
+export function planLaunch(node: CanvasNode, parentArgs: readonly unknown[], next: Continuation = { steps: [] }): PlannedTask[] {
+  const planned: PlannedTask[] = [];
+  visit(node, parentArgs, next, planned);
+  return planned;
+}
+
+function visit(node: CanvasNode, parentArgs: readonly unknown[], next: Continuation, planned: PlannedTask[]): void {
+  switch (node.kind) {
+    case 'task': {
+      const args = node.immutable ? [...node.args] : [...parentArgs, ...node.args];
+      const flow: Flow = {};
+      if (next.steps.length > 0) flow.then = next.steps;
+      if (next.member) flow.member = next.member;
+      if (node.link) flow.link = node.link;
+      if (node.linkError) flow.linkError = node.linkError;
+      planned.push({ node, args, flow });
+      return;
+    }
+    case 'chain': {
+      const [first, ...rest] = node.steps;
+      if (first) visit(first, parentArgs, { ...next, steps: [...rest, ...next.steps] }, planned);
+      return;
+    }
+    case 'group': {
+      const id = node.id as string;
+      // A plain group ends here; a group with steps after it is a chord: its members count down.
+      const body = next.steps.length > 0 ? next : undefined;
+      node.members.forEach((member, index) => {
+        const after: Continuation = body ? { steps: [], member: { group: id, index, size: node.members.length, body } } : { steps: [] };
+        visit(member, parentArgs, after, planned);
+      });
+      return;
+    }
+  }
+}

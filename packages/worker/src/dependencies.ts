@@ -1,0 +1,36 @@
+/**
+ * `dependsOn`: a task that runs only once other tasks succeeded. The worker holds it under its lease
+ * without a slot while it waits for the dependencies' completion notices (no polling), then takes a
+ * slot and runs it; a failed or revoked dependency fails it instead.
+ */
+import { DependencyFailedError, isReadyState, type TaskMessage } from '@celeriac/core';
+import type { RunContext } from './run-delivery';
+import type { RunSignal } from './run-signal';
+
+/** What became of a task's dependencies: all succeeded, one did not, or the wait was cut short. */
+export type DependencyVerdict = 'ready' | 'abandoned' | 'revoked' | DependencyFailedError;
+
+/** Waits for every dependency of `message`; the task holds no slot meanwhile. */
+export async function awaitDependencies(run: RunContext, message: TaskMessage, stop: RunSignal): Promise<DependencyVerdict> {
+  const ids = message.dependsOn ?? [];
+  const backend = run.app.backend;
+  // Most dependencies are already done: look first, and give up the slot only to wait.
+  let records = await backend.getMany(ids);
+  if (records.some((record) => record === undefined || !isReadyState(record.state))) {
+    run.released(message.id);
+    try {
+      records = await Promise.all(ids.map((id) => backend.waitFor(id, stop.signal)));
+    } catch (error) {
+      if (stop.abandoned) return 'abandoned';
+      if (stop.aborted && run.isRevoked(message.id)) return 'revoked';
+      throw error;
+    }
+    await run.acquire(message.id, stop);
+    if (stop.abandoned) return 'abandoned';
+  }
+  const failed = records.findIndex((record) => record?.state !== 'SUCCESS');
+  if (failed < 0) return 'ready';
+  const record = records[failed];
+  const how = record?.state === 'FAILURE' && record.error ? `failed (${record.error.name}: ${record.error.message})` : `ended ${record?.state}`;
+  return new DependencyFailedError(`Task ${message.task}[${message.id}] did not run: its dependency ${ids[failed]} ${how}.`);
+}

@@ -1,0 +1,141 @@
+/**
+ * Workflows on the worker side: once a step's record is stored, start what follows it (the next
+ * chain step, a chord's body, link callbacks), or settle the steps that will never run when it
+ * failed. Everything here happens before the step's ack: a worker that dies in between leaves the
+ * step to run again, and the re-published steps keep their ids, so nothing runs twice while waiting.
+ */
+import {
+  ChordError,
+  firstTaskOf,
+  memberId,
+  tasksOf,
+  toRemoteError,
+  type CanvasNode,
+  type Continuation,
+  type GroupMembership,
+  type LaunchOptions,
+  type RemoteError,
+  type StoreEntry,
+  type TaskMessage,
+  type TaskRecord,
+} from '@celeriac/core';
+import type { WorkerApp } from './worker-app';
+
+/** How many member records one read fetches when a chord completes. */
+const READ_CHUNK = 1_000;
+
+/** What the workflow steps need from the worker. */
+export interface FlowContext {
+  app: WorkerApp;
+  /** Stores records (through the worker's settler). */
+  store(entries: StoreEntry[]): Promise<void>;
+  /** The result TTL of a message. */
+  ttlOf(message: TaskMessage): number;
+}
+
+/** A step that will not run, and why. */
+export interface StepFailure {
+  state: 'FAILURE' | 'REVOKED';
+  error?: RemoteError;
+  reason?: string;
+}
+
+/** Starts what follows a step that succeeded with `value`. */
+export async function continueFlow(context: FlowContext, message: TaskMessage, value: unknown): Promise<void> {
+  const flow = message.flow;
+  if (!flow) return;
+  const lineage = lineageOf(message);
+  const launches: Array<Promise<void>> = [];
+  if (flow.then && flow.then.length > 0) {
+    launches.push(context.app.launchCanvas(chainOf(flow.then), [value], { ...lineage, next: flow.member ? { steps: [], member: flow.member } : { steps: [] } }));
+  } else if (flow.member) {
+    launches.push(memberSucceeded(context, message, flow.member));
+  }
+  for (const callback of flow.link ?? []) launches.push(context.app.launchCanvas(callback, [value], lineage));
+  await Promise.all(launches);
+}
+
+/** Settles what can no longer run after a step failed (or was revoked) for good. */
+export async function failFlow(context: FlowContext, message: TaskMessage, failure: StepFailure): Promise<void> {
+  const flow = message.flow;
+  if (!flow) return;
+  const lineage = lineageOf(message);
+  const entries = settleSteps(context, message, flow.then ?? [], failure, message.id);
+  const launches: Array<Promise<void>> = [];
+  if (flow.member) failChord(context, message, flow.member, failure, entries, launches);
+  await context.store(entries);
+  if (failure.state === 'FAILURE') {
+    const error = failure.error ?? { name: 'Error', message: 'unknown failure' };
+    for (const errback of flow.linkError ?? []) launches.push(context.app.launchCanvas(errback, [message.id, error], lineage));
+  }
+  await Promise.all(launches);
+}
+
+/** Counts a chord member; the member that completes the group starts the body. */
+async function memberSucceeded(context: FlowContext, message: TaskMessage, member: GroupMembership): Promise<void> {
+  const { backend } = context.app;
+  const progress = await backend.groupMemberDone(member.group, member.index, member.size, context.ttlOf(message));
+  const full = progress.done >= member.size;
+  if (!progress.completed && !(progress.repeated && full)) return;
+  // A re-run of the member that completed the group: start the body only if it never started.
+  if (progress.repeated && (await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
+  const records = await readMembers(context, member);
+  const missing = records.findIndex((record) => record?.state !== 'SUCCESS');
+  if (missing >= 0) {
+    const error = new ChordError(`Chord ${member.group} cannot run its callback: the result of member ${missing} (${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`);
+    const entries: StoreEntry[] = [];
+    const launches: Array<Promise<void>> = [];
+    failContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) }, entries, launches);
+    await context.store(entries);
+    await Promise.all(launches);
+    return;
+  }
+  const results = records.map((record) => (record as TaskRecord).result);
+  const next: Continuation = member.body.member ? { steps: [], member: member.body.member } : { steps: [] };
+  await context.app.launchCanvas(chainOf(member.body.steps), [results], { ...lineageOf(message), parentId: member.group, next });
+}
+
+/** A failed member fails its chord: the body's steps get a ChordError naming the member. */
+function failChord(context: FlowContext, message: TaskMessage, member: GroupMembership, failure: StepFailure, entries: StoreEntry[], launches: Array<Promise<void>>): void {
+  const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : failure.reason ?? failure.state;
+  const error = new ChordError(`Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`);
+  failContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) }, entries, launches);
+}
+
+/** Fails every step of a continuation, the enclosing chord (if any), and calls the first step's errbacks. */
+function failContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure, entries: StoreEntry[], launches: Array<Promise<void>>): void {
+  entries.push(...settleSteps(context, message, continuation.steps, failure, message.id));
+  const first = firstTaskOf(chainOf(continuation.steps));
+  for (const errback of first.linkError ?? []) launches.push(context.app.launchCanvas(errback, [first.options.taskId, failure.error], lineageOf(message)));
+  if (continuation.member) failChord(context, message, continuation.member, failure, entries, launches);
+}
+
+/** Records for the steps that will not run. */
+function settleSteps(context: FlowContext, message: TaskMessage, steps: readonly CanvasNode[], failure: StepFailure, cause: string): StoreEntry[] {
+  const ttl = context.ttlOf(message);
+  return tasksOf(steps).map((step) => {
+    const record: TaskRecord = { id: step.options.taskId as string, state: failure.state, task: step.task, date: Date.now(), meta: { reason: failure.reason ?? `step ${cause} failed`, cause } };
+    if (failure.error) record.error = failure.error;
+    const entry: StoreEntry = { record, ttl };
+    if (message.replyTo !== undefined) entry.replyTo = message.replyTo;
+    return entry;
+  });
+}
+
+async function readMembers(context: FlowContext, member: GroupMembership): Promise<Array<TaskRecord | undefined>> {
+  const records: Array<TaskRecord | undefined> = [];
+  for (let start = 0; start < member.size; start += READ_CHUNK) {
+    const ids = Array.from({ length: Math.min(READ_CHUNK, member.size - start) }, (_, offset) => memberId(member.group, start + offset));
+    records.push(...(await context.app.backend.getMany(ids)));
+  }
+  return records;
+}
+
+function chainOf(steps: CanvasNode[]): CanvasNode {
+  return steps.length === 1 ? (steps[0] as CanvasNode) : { kind: 'chain', steps };
+}
+
+/** Steps started by a worker keep the workflow's reply channel and lineage, and are re-sends. */
+function lineageOf(message: TaskMessage): LaunchOptions {
+  return { parentId: message.id, rootId: message.rootId ?? message.id, replyTo: message.replyTo, idempotent: true };
+}
