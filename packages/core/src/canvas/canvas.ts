@@ -105,7 +105,7 @@ export function chain<S extends readonly Composable[]>(...steps: S): Chain<Value
  * GroupResult, a promise of the values in order.
  * @throws CeleriacError `CELERIAC_INVALID_CANVAS` without members.
  */
-export function group<S extends readonly Composable[]>(members: S): Group<Values<S>> {
+export function group<const S extends readonly Composable[]>(members: S): Group<Values<S>> {
   if (!Array.isArray(members)) throw new CeleriacError('CELERIAC_INVALID_CANVAS', 'group() takes an array of signatures, e.g. group([add.s(1, 1), add.s(2, 2)]).');
   return new Group<Values<S>>(senderOf(members, 'group'), members);
 }
@@ -115,7 +115,7 @@ export function group<S extends readonly Composable[]>(members: S): Group<Values
  * `chord([add.s(1, 1), add.s(2, 2)], sum.s())`. A failed header task fails the chord with a
  * ChordError and the body does not run.
  */
-export function chord<S extends readonly Composable[], B extends Composable>(header: S | Group, body: B): Chord<ValueOf<B>, HandleOf<B>> {
+export function chord<const S extends readonly Composable[], B extends Composable>(header: S | Group, body: B): Chord<ValueOf<B>, HandleOf<B>> {
   const members = header instanceof Group ? header : group(header);
   return new Chord(members.sender, members, body);
 }
