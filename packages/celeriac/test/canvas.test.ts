@@ -1,5 +1,5 @@
 /** Canvas on one process (memory broker, inline worker): the semantics of each primitive. */
-import { chain, chord, ChordError, DependencyFailedError, group, GroupResult, TaskFailedError, type AsyncResult, type RemoteError } from 'celeriac';
+import { chain, chord, ChordError, DependencyFailedError, group, GroupResult, TaskFailedError, TaskRevokedError, type AsyncResult, type RemoteError } from 'celeriac';
 import { deferred } from '@celeriac/core/testing';
 import { useApp } from './support/app';
 
@@ -191,6 +191,16 @@ describe('canvas (memory broker, inline worker)', () => {
     expect(error.remote).toMatchObject({ name: DependencyFailedError.name, code: 'CELERIAC_DEPENDENCY_FAILED' });
     expect(error.remote.message).toContain(failed.id);
     expect(never.calls).toEqual([]);
+  });
+
+  it('revoking a waiting chain step revokes the steps after it (no result is left PENDING)', async () => {
+    const { add } = math();
+    const result = chain(add.s(1, 1), add.s(2), add.s(3)).applyAsync();
+    await result.sent;
+    const first = (result.parent as AsyncResult<number>).parent as AsyncResult<number>;
+    await first.revoke();
+    await expect(result).rejects.toBeInstanceOf(TaskRevokedError);
+    expect(await (result.parent as AsyncResult<number>).state()).toBe('REVOKED');
   });
 
   it('signatures and workflows are plain data', () => {

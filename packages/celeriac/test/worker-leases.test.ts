@@ -1,4 +1,4 @@
-import { currentTask } from 'celeriac';
+import { chain, currentTask } from 'celeriac';
 import { untilPast } from '@celeriac/core/testing';
 import { useApp } from './support/app';
 
@@ -42,5 +42,14 @@ describe('leases: past maxDeliveries', () => {
     await t.startWorker();
     await expect(result).rejects.toMatchObject({ remote: { name: 'WorkerLostError', code: 'CELERIAC_WORKER_LOST', message: expect.stringContaining(result.id) } });
     expect(await t.app.broker.listDead('default')).toEqual([expect.objectContaining({ id: result.id })]);
+  });
+
+  it('a dead-lettered chain step settles the rest of its chain (the chain result fails too)', async () => {
+    const step = t.app.task('step', (value: number) => value + 1);
+    const result = chain(step.s(1), step.s()).applyAsync();
+    await result.sent;
+    await t.app.broker.reserve(['default'], 1);
+    await t.startWorker();
+    await expect(result).rejects.toMatchObject({ remote: { name: 'WorkerLostError' } });
   });
 });

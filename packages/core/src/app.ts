@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AsyncResult, type ResultSource, type RevokeOptions } from './async-result';
+import { failFlow, type FlowContext } from './canvas/flow';
 import { GroupResult } from './canvas/group-result';
 import { planLaunch } from './canvas/launch';
 import { memberId, type CanvasNode, type Continuation, type Flow } from './canvas/nodes';
@@ -184,18 +185,26 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
    */
   async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
     const { removed, body } = await this.broker.revoke({ id, terminate: options.terminate ?? false });
-    if (removed) {
-      const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: this.options.resultTtl };
-      const replyTo = body === undefined ? undefined : this.replyToOf(body);
-      if (replyTo !== undefined) entry.replyTo = replyTo;
-      await this.backend.store([entry]);
+    if (!removed) return;
+    const message = body === undefined ? undefined : this.decodeOrUndefined(body);
+    const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: message?.resultTtl ?? this.options.resultTtl };
+    if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
+    await this.backend.store([entry]);
+    // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.
+    if (message?.flow) {
+      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => step.resultTtl ?? this.options.resultTtl };
+      await failFlow(context, message, { state: 'REVOKED', reason: `step ${id} revoked` });
     }
   }
 
   /** The sender's notification channel named in an encoded message, if it decodes. */
   replyToOf(body: string): string | undefined {
+    return this.decodeOrUndefined(body)?.replyTo;
+  }
+
+  private decodeOrUndefined(body: string): TaskMessage | undefined {
     try {
-      return decodeMessage(this.codec, body, { secret: this.options.secret }).replyTo;
+      return decodeMessage(this.codec, body, { secret: this.options.secret });
     } catch {
       return undefined;
     }

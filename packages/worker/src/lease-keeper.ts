@@ -2,7 +2,7 @@
  * Keeps the leases of this worker's tasks alive, and returns lapsed tasks of dead workers to their
  * queues: one broker call each, every third of the visibility timeout. No monitor process needed.
  */
-import { toRemoteError, WorkerLostError, type Broker, type Delivery, type StoreEntry } from '@celeriac/core';
+import { toRemoteError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry } from '@celeriac/core';
 import type { Logger } from './logger';
 
 /** What the keeper needs. */
@@ -17,6 +17,8 @@ export interface LeaseKeeperOptions {
   replyToOf(body: string): string | undefined;
   /** Stores records (FAILURE of dead-lettered tasks). */
   store(entries: StoreEntry[]): Promise<void>;
+  /** Settles what a dead-lettered task's workflow would have run after it (after its record is stored). */
+  failed(body: string, error: RemoteError): Promise<void>;
   logger: Logger;
 }
 
@@ -58,16 +60,15 @@ export class LeaseKeeper {
         logger.warn({ ids: report.requeued }, `Requeued ${report.requeued.length} task(s) whose worker stopped renewing its lease`);
       }
       if (report.dead.length > 0) {
-        const entries = report.dead.map((dead): StoreEntry => {
-          const entry: StoreEntry = {
-            record: { id: dead.id, state: 'FAILURE', error: toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)), date: Date.now() },
-            ttl: this.options.resultTtl,
-          };
+        const errors = report.dead.map((dead) => toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)));
+        const entries = report.dead.map((dead, index): StoreEntry => {
+          const entry: StoreEntry = { record: { id: dead.id, state: 'FAILURE', error: errors[index], date: Date.now() }, ttl: this.options.resultTtl };
           const replyTo = this.options.replyToOf(dead.body);
           if (replyTo !== undefined) entry.replyTo = replyTo;
           return entry;
         });
         await this.options.store(entries);
+        await Promise.all(report.dead.map((dead, index) => this.options.failed(dead.body, errors[index] as RemoteError)));
         logger.error({ ids: report.dead.map((dead) => dead.id) }, `Dead-lettered ${report.dead.length} task(s) delivered too often`);
       }
     } catch (error) {

@@ -4,6 +4,9 @@
  */
 import {
   CeleriacError,
+  continueFlow,
+  failFlow,
+  type FlowContext,
   decodeMessage,
   encodeMessage,
   optionalMilliseconds,
@@ -19,7 +22,6 @@ import {
   type TaskState,
 } from '@celeriac/core';
 import { awaitDependencies } from './dependencies';
-import { continueFlow, failFlow, type FlowContext } from './flow';
 import type { Logger } from './logger';
 import type { RunSignal } from './run-signal';
 import type { TaskJob, TaskOutcome } from './run-task';
@@ -190,6 +192,17 @@ async function revoke(run: RunContext, delivery: Delivery, message: TaskMessage,
   await run.settler.store(entry);
   await failFlow(flowContext(run), message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` });
   await run.settler.finish(delivery);
+}
+
+/** Settles the workflow after a task that was dead-lettered without running to an end. */
+export async function failDeadLettered(run: RunContext, body: string, error: RemoteError): Promise<void> {
+  let message: TaskMessage;
+  try {
+    message = decodeMessage(run.app.codec, body, { secret: run.app.options.secret });
+  } catch {
+    return; // a message that does not decode carries no workflow we could trust
+  }
+  if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
 }
 
 function flowContext(run: RunContext): FlowContext {

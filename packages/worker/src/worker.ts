@@ -16,7 +16,7 @@ import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
-import { runDelivery, type RunContext } from './run-delivery';
+import { failDeadLettered, runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
@@ -98,6 +98,7 @@ export class Worker implements Closeable {
       held: () => [...this.running.values()].map((run) => run.delivery),
       store: (entries) => backend.store(entries),
       replyToOf: (body) => this.app.replyToOf(body),
+      failed: (body, error) => failDeadLettered(this.runContext, body, error),
       logger: this.options.logger,
     });
     this.runner = createRunner(this.app, this.options);

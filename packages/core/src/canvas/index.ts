@@ -5,3 +5,4 @@ export { freeze } from './freeze';
 export { GroupResult } from './group-result';
 export { planLaunch, type PlannedTask } from './launch';
 export { firstTaskOf, memberId, tasksOf, type CanvasNode, type ChainNode, type Continuation, type Flow, type GroupMembership, type GroupNode, type StepOptions, type TaskNode } from './nodes';
+export { continueFlow, failFlow, type FlowContext, type StepFailure } from './flow';

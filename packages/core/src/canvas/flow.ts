@@ -1,32 +1,24 @@
 /**
- * Workflows on the worker side: once a step's record is stored, start what follows it (the next
- * chain step, a chord's body, link callbacks), or settle the steps that will never run when it
- * failed. Everything here happens before the step's ack: a worker that dies in between leaves the
- * step to run again, and the re-published steps keep their ids, so nothing runs twice while waiting.
+ * Workflow progress: once a step's record is stored, start what follows it (the next chain step, a
+ * chord's body, link callbacks), or settle the steps that will never run when it failed or was
+ * revoked. A worker does this before the step's ack: if it dies in between, the step runs again,
+ * and the re-published steps keep their ids, so nothing runs twice while waiting.
  */
-import {
-  ChordError,
-  firstTaskOf,
-  memberId,
-  tasksOf,
-  toRemoteError,
-  type CanvasNode,
-  type Continuation,
-  type GroupMembership,
-  type LaunchOptions,
-  type RemoteError,
-  type StoreEntry,
-  type TaskMessage,
-  type TaskRecord,
-} from '@celeriac/core';
-import type { WorkerApp } from './worker-app';
+import type { LaunchOptions } from '../app';
+import type { ResultBackend, StoreEntry, TaskRecord } from '../backend';
+import { ChordError, toRemoteError, type RemoteError } from '../errors';
+import type { TaskMessage } from '../message';
+import { firstTaskOf, memberId, tasksOf, type CanvasNode, type Continuation, type GroupMembership } from './nodes';
 
 /** How many member records one read fetches when a chord completes. */
 const READ_CHUNK = 1_000;
 
-/** What the workflow steps need from the worker. */
+/** What moving a workflow on needs: the app's backend and launcher, and a way to store records. */
 export interface FlowContext {
-  app: WorkerApp;
+  app: {
+    readonly backend: ResultBackend;
+    launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options?: LaunchOptions): Promise<void>;
+  };
   /** Stores records (through the worker's settler). */
   store(entries: StoreEntry[]): Promise<void>;
   /** The result TTL of a message. */
