@@ -6,6 +6,7 @@ export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } 
 export * from './canvas';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
+export type { BeatStore, BeatTaskOptions, CatchUpPolicy, ClaimOutcome, LeaseState, ScheduleSpec, SlotMark, StoredBeatEntry } from './beat-store';
 export type {
   Broker,
   BrokerSettings,
@@ -41,6 +42,7 @@ export {
   type RemoteError,
 } from './errors';
 export { MemoryBackend } from './memory/memory-backend';
+export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
 export { WakeTimer } from './memory/wake-timer';
 export {

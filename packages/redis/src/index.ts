@@ -4,5 +4,6 @@
  */
 export { RedisBackend } from './redis-backend';
 export { RedisBroker } from './redis-broker';
+export { RedisBeatStore } from './redis-beat-store';
 export { RedisConnection, type RedisConnectionOptions } from './connection';
-export { KeySpace, type QueueKeys } from './keys';
+export { KeySpace, type BeatKeys, type QueueKeys } from './keys';

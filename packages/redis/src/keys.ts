@@ -19,8 +19,15 @@
  *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
  *   group:<id>  STRING bitmap of finished group members (one bit each), with a TTL
  *
+ * Beat, the periodic-task scheduler (hash tag `{<prefix>}`, so its scripts touch one slot):
+ *   beat:lease        STRING the leading scheduler's id, with the lease as TTL
+ *   beat:slots        HASH   entry name -> last fired slot (epoch ms)
+ *   beat:fingerprints HASH   entry name -> the schedule that slot belongs to
+ *   beat:entries      HASH   entry name -> JSON of an entry added at run time
+ *
  * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
- * (ids of finished tasks, for waiters in other processes), `<prefix>:revoke` (revocations).
+ * (ids of finished tasks, for waiters in other processes), `<prefix>:revoke` (revocations),
+ * `<prefix>:beat:changes` (names of runtime entries added, changed or removed).
  */
 
 /** The keys of one queue, in the order the scripts take them. */
@@ -34,6 +41,14 @@ export interface QueueKeys {
   marker: string;
   dead: string;
   deadInfo: string;
+}
+
+/** The keys of the beat scheduler. */
+export interface BeatKeys {
+  lease: string;
+  slots: string;
+  fingerprints: string;
+  entries: string;
 }
 
 /** Builds key names for one prefix. */
@@ -79,6 +94,17 @@ export class KeySpace {
   /** The record of one task. */
   result(id: string): string {
     return `${this.prefix}:result:${id}`;
+  }
+
+  /** The beat scheduler's keys, in the order its scripts take them. */
+  get beat(): BeatKeys {
+    const base = `${this.prefix}:{${this.prefix}}:beat`;
+    return { lease: `${base}:lease`, slots: `${base}:slots`, fingerprints: `${base}:fingerprints`, entries: `${base}:entries` };
+  }
+
+  /** Where changes of runtime beat entries are announced. */
+  get beatChannel(): string {
+    return `${this.prefix}:beat:changes`;
   }
 
   /** The finished-member bitmap of one group. */

@@ -19,7 +19,13 @@ export type ScriptName =
   | 'revoke'
   | 'purge'
   | 'requeueDead'
-  | 'groupDone';
+  | 'groupDone'
+  | 'beatLease'
+  | 'beatRelease'
+  | 'beatSync'
+  | 'beatClaim'
+  | 'beatPut'
+  | 'beatRemove';
 
 interface ScriptSource {
   name: ScriptName;

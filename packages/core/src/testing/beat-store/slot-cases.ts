@@ -1,0 +1,60 @@
+/** Beat store conformance: last fired slots, claimed at most once and only by the lease holder. */
+import type { OpenBeatStore } from './harness';
+
+const T = 1_700_000_000_000;
+
+/** Defines the slot cases. */
+export function slotCases(open: OpenBeatStore): void {
+  it('syncSlots starts new entries at their `since` and keeps the slots of unchanged ones', async () => {
+    const { store } = await open();
+    await store.acquireLease('leader', 60_000);
+    expect(await store.syncSlots('leader', [{ name: 'a', fingerprint: 'every 1m', since: T }])).toEqual(new Map([['a', T]]));
+    expect(await store.claimSlot('leader', 'a', T + 60_000)).toBe('claimed');
+    const synced = await store.syncSlots('leader', [
+      { name: 'a', fingerprint: 'every 1m', since: T + 500_000 },
+      { name: 'b', fingerprint: 'at noon', since: T + 500_000 },
+    ]);
+    expect(synced).toEqual(new Map([['a', T + 60_000], ['b', T + 500_000]]));
+    expect(await store.lastSlots()).toEqual(new Map([['a', T + 60_000], ['b', T + 500_000]]));
+  });
+
+  it('syncSlots restarts an entry whose fingerprint changed, and drops entries not listed', async () => {
+    const { store } = await open();
+    await store.acquireLease('leader', 60_000);
+    await store.syncSlots('leader', [{ name: 'a', fingerprint: 'every 1m', since: T }, { name: 'gone', fingerprint: 'x', since: T }]);
+    await store.claimSlot('leader', 'a', T + 60_000);
+    expect(await store.syncSlots('leader', [{ name: 'a', fingerprint: 'every 5m', since: T + 90_000 }])).toEqual(new Map([['a', T + 90_000]]));
+    expect(await store.lastSlots()).toEqual(new Map([['a', T + 90_000]]));
+  });
+
+  it('claimSlot succeeds once per slot, only for later slots', async () => {
+    const { store, writer } = await open();
+    await store.acquireLease('leader', 60_000);
+    await store.syncSlots('leader', [{ name: 'a', fingerprint: 'f', since: T }]);
+    expect(await store.claimSlot('leader', 'a', T + 1_000)).toBe('claimed');
+    expect(await store.claimSlot('leader', 'a', T + 1_000)).toBe('stale');
+    expect(await store.claimSlot('leader', 'a', T + 500)).toBe('stale');
+    expect(await store.claimSlot('leader', 'a', T + 2_000)).toBe('claimed');
+    expect(await writer.lastSlots()).toEqual(new Map([['a', T + 2_000]]));
+  });
+
+  it('claimSlot and syncSlots refuse a caller that does not hold the lease', async () => {
+    const { store, writer } = await open();
+    expect(await store.claimSlot('nobody', 'a', T)).toBe('not-leader');
+    await store.acquireLease('leader', 60_000);
+    expect(await writer.claimSlot('other', 'a', T)).toBe('not-leader');
+    expect(await writer.syncSlots('other', [{ name: 'a', fingerprint: 'f', since: T }])).toBe('not-leader');
+    expect(await store.lastSlots()).toEqual(new Map());
+  });
+
+  it('slots survive a change of leader', async () => {
+    const { store, writer } = await open();
+    await store.acquireLease('first', 60_000);
+    await store.syncSlots('first', [{ name: 'a', fingerprint: 'f', since: T }]);
+    await store.claimSlot('first', 'a', T + 1_000);
+    await store.releaseLease('first');
+    await writer.acquireLease('second', 60_000);
+    expect(await writer.syncSlots('second', [{ name: 'a', fingerprint: 'f', since: T + 9_000 }])).toEqual(new Map([['a', T + 1_000]]));
+    expect(await writer.claimSlot('second', 'a', T + 1_000)).toBe('stale');
+  });
+}

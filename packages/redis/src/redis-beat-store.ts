@@ -1,0 +1,104 @@
+/**
+ * The beat store on Redis: the scheduler's lease is a string with a TTL, the last fired slots and
+ * the runtime entries are hashes, all under the app-wide hash tag; every step that reads and
+ * writes is one Lua script (`beat-*.lua`). Entry changes are announced on a channel.
+ */
+import type { BeatStore, ClaimOutcome, LeaseState, SlotMark, StoredBeatEntry } from '@celeriac/core';
+import type { RedisConnection } from './connection';
+import { KeySpace, type BeatKeys } from './keys';
+import { runScript, type ScriptName } from './scripts';
+import { unavailable } from './unavailable';
+
+/** A BeatStore on Redis, sharing the app's connection set. */
+export class RedisBeatStore implements BeatStore {
+  private readonly keys: BeatKeys;
+  private readonly channel: string;
+  private closed = false;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    prefix: string,
+  ) {
+    const space = new KeySpace(prefix);
+    this.keys = space.beat;
+    this.channel = space.beatChannel;
+    connection.retain();
+  }
+
+  async acquireLease(owner: string, ttl: number): Promise<LeaseState> {
+    const [held, left] = await this.script<[number, number]>('beatLease', [this.keys.lease], [owner, Math.round(ttl)], 'take the beat lease');
+    return { held: held === 1, ttl: Math.max(0, left) };
+  }
+
+  async releaseLease(owner: string): Promise<boolean> {
+    return (await this.script<number>('beatRelease', [this.keys.lease], [owner], 'release the beat lease')) === 1;
+  }
+
+  async leaseHolder(): Promise<{ owner: string; ttl: number } | undefined> {
+    const replies = await this.call('read the beat lease', () => this.connection.client.multi().get(this.keys.lease).pttl(this.keys.lease).exec());
+    const owner = replies?.[0]?.[1];
+    const ttl = Number(replies?.[1]?.[1]);
+    return typeof owner === 'string' && ttl > 0 ? { owner, ttl } : undefined;
+  }
+
+  async syncSlots(owner: string, marks: readonly SlotMark[]): Promise<ReadonlyMap<string, number> | 'not-leader'> {
+    const args: string[] = [owner];
+    for (const mark of marks) args.push(mark.name, mark.fingerprint, String(mark.since));
+    const reply = await this.script<string[] | number>('beatSync', [this.keys.lease, this.keys.slots, this.keys.fingerprints], args, 'sync the beat slots');
+    if (!Array.isArray(reply)) return 'not-leader';
+    return new Map(marks.map((mark, index) => [mark.name, Number(reply[index])]));
+  }
+
+  async claimSlot(owner: string, name: string, slot: number): Promise<ClaimOutcome> {
+    const reply = await this.script<number>('beatClaim', [this.keys.lease, this.keys.slots], [owner, name, String(slot)], 'claim a beat slot');
+    return reply === 1 ? 'claimed' : reply === 0 ? 'stale' : 'not-leader';
+  }
+
+  async lastSlots(): Promise<ReadonlyMap<string, number>> {
+    const all = await this.call('read the beat slots', () => this.connection.client.hgetall(this.keys.slots));
+    return new Map(Object.entries(all).map(([name, slot]) => [name, Number(slot)]));
+  }
+
+  async listEntries(): Promise<StoredBeatEntry[]> {
+    const texts = await this.call('list the beat entries', () => this.connection.client.hvals(this.keys.entries));
+    return texts.map((text) => JSON.parse(text) as StoredBeatEntry);
+  }
+
+  async putEntry(entry: StoredBeatEntry): Promise<void> {
+    await this.script('beatPut', [this.keys.entries], [entry.name, JSON.stringify(entry), this.channel], 'store a beat entry');
+  }
+
+  async removeEntry(name: string): Promise<boolean> {
+    const removed = await this.script<number>('beatRemove', [this.keys.entries, this.keys.slots, this.keys.fingerprints], [name, this.channel], 'remove a beat entry');
+    return removed === 1;
+  }
+
+  async onEntriesChange(listener: () => void): Promise<() => Promise<void>> {
+    const subscriber = this.connection.subscriber;
+    // Announcements sent while the subscriber was disconnected are lost: treat a reconnect as a change.
+    const stopReconnect = subscriber.onReconnect(listener);
+    const unsubscribe = await subscriber.subscribe(this.channel, () => listener());
+    return async () => {
+      stopReconnect();
+      await unsubscribe();
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.connection.release();
+  }
+
+  private script<T>(name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>, action: string): Promise<T> {
+    return this.call(action, () => runScript<T>(this.connection.client, name, keys, args));
+  }
+
+  private async call<T>(action: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw unavailable(error, action);
+    }
+  }
+}

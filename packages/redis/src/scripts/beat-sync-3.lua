@@ -1,0 +1,27 @@
+-- As lease holder, reconciles the last fired slots with the scheduler's entries: an entry without
+-- a slot, or whose schedule changed (another fingerprint), starts at its `since`; the slots of
+-- entries no longer listed are dropped.
+-- KEYS[1] the lease; KEYS[2] slots (hash: name -> last fired slot); KEYS[3] fingerprints (hash: name -> fingerprint).
+-- ARGV[1] the caller's id; then triples: ARGV[i] name, ARGV[i+1] fingerprint, ARGV[i+2] since (epoch ms).
+-- Returns: the last slot of each listed entry, in order; or -1 when the caller does not hold the lease.
+
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local listed = {}
+local slots = {}
+for i = 2, #ARGV, 3 do
+  local name, fingerprint, since = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  listed[name] = true
+  local last = redis.call('HGET', KEYS[2], name)
+  if not last or redis.call('HGET', KEYS[3], name) ~= fingerprint then
+    redis.call('HSET', KEYS[2], name, since)
+    redis.call('HSET', KEYS[3], name, fingerprint)
+    last = since
+  end
+  slots[#slots + 1] = last
+end
+for _, key in ipairs({ KEYS[2], KEYS[3] }) do
+  for _, name in ipairs(redis.call('HKEYS', key)) do
+    if not listed[name] then redis.call('HDEL', key, name) end
+  end
+end
+return slots

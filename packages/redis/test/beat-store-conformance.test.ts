@@ -1,0 +1,19 @@
+import { Redis } from 'ioredis';
+import { runBeatStoreConformance } from '@celeriac/core/testing';
+import { RedisBeatStore, RedisConnection } from '@celeriac/redis';
+import { deleteKeysUnder, REDIS_URL } from './support/redis-app';
+
+runBeatStoreConformance('redis', async (prefix) => {
+  const store = new RedisBeatStore(new RedisConnection(REDIS_URL), prefix);
+  const peer = new RedisBeatStore(new RedisConnection(REDIS_URL), prefix);
+  return {
+    store,
+    peer,
+    cleanup: async () => {
+      await Promise.allSettled([store.close(), peer.close()]);
+      const admin = new Redis(REDIS_URL);
+      await deleteKeysUnder(admin, prefix);
+      await admin.quit();
+    },
+  };
+});
