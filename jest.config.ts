@@ -25,6 +25,7 @@ const config: Config = {
     '^@celeriac/core/testing$': '<rootDir>/packages/core/src/testing/index.ts',
     '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
+    '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
   },
   testTimeout: 30_000,

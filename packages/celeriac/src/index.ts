@@ -54,3 +54,26 @@ export {
   type ValueOf,
 } from '@celeriac/core';
 export { Worker, type Logger, type PoolKind, type WorkerOptions, type WorkerState } from '@celeriac/worker';
+export {
+  at,
+  Beat,
+  crontab,
+  every,
+  ManualClock,
+  Scheduler,
+  type BeatEntryInfo,
+  type BeatLogger,
+  type BeatTaskOptions,
+  type CatchUpPolicy,
+  type Clock,
+  type CrontabOptions,
+  type EveryOptions,
+  type FiredSlot,
+  type Schedule,
+  type ScheduleEntry,
+  type ScheduleInput,
+  type SchedulerEvents,
+  type SchedulerOptions,
+  type SchedulerState,
+  type ScheduleSpec,
+} from '@celeriac/beat';

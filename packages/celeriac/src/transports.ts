@@ -1,9 +1,10 @@
 /**
  * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://` /
- * `rediss://`. One app shares one Redis connection set per URL between its broker and backend.
+ * `rediss://`. One app shares one Redis connection set per URL between its broker, its backend and
+ * its beat store.
  */
-import type { BackendSettings, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
-import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
+import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
+import { RedisBackend, RedisBeatStore, RedisBroker, RedisConnection } from '@celeriac/redis';
 
 /** Creates Redis brokers and backends, sharing connections by URL. */
 export class RedisTransports {
@@ -17,6 +18,11 @@ export class RedisTransports {
   /** A result backend for a redis URL. */
   backend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
     return new RedisBackend(this.connection(url), settings, codec);
+  }
+
+  /** The beat store (scheduler lease, last slots, runtime entries) for a redis URL. */
+  beatStore(url: URL, prefix: string): BeatStore {
+    return new RedisBeatStore(this.connection(url), prefix);
   }
 
   private connection(url: URL): RedisConnection {

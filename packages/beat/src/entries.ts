@@ -1,0 +1,128 @@
+/**
+ * Periodic entries: what users pass to `app.schedule()` and `app.beat.add()`, checked once and
+ * turned into the form the scheduler fires. Every problem is a `CELERIAC_INVALID_SCHEDULE` error that
+ * names the entry.
+ */
+import { CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import { fingerprint, type Schedule } from './schedules/schedule';
+import { scheduleFromSpec, toSchedule, type ScheduleInput } from './schedules/from-spec';
+
+/** A task an entry can name: a task handle (typed arguments) or, as a string, a task's name. */
+export interface TaskRef<A extends unknown[]> {
+  readonly name: string;
+  applyAsync(args: A, options?: ApplyOptions): unknown;
+}
+
+/** One periodic entry: which task, when, with which arguments and call options. */
+export interface ScheduleEntry<A extends unknown[] = unknown[]> {
+  /** The task to send: its handle (the arguments are then type-checked) or its name. */
+  task: TaskRef<A> | string;
+  /** When: `crontab(...)`, `every(...)`, `at(...)`, or a Date for a one-off slot. */
+  schedule: ScheduleInput;
+  /**
+   * The task's arguments, the same at every slot.
+   * @defaultValue `[]`
+   */
+  args?: NoInfer<A>;
+  /** Call options of every firing: queue, priority, expires, retries, time limits, ... */
+  options?: BeatTaskOptions;
+  /**
+   * Slots that passed while no scheduler ran: `'skip'` them (a slot up to one lease late still
+   * fires), fire `'once'` for all of them, or fire `'all'` (the latest 100 at most).
+   * @defaultValue `'once'`
+   */
+  catchUp?: CatchUpPolicy;
+}
+
+/** Where an entry comes from: `app.schedule()` in code, or `app.beat.add()` at run time. */
+export type EntrySource = 'code' | 'runtime';
+
+/** An entry checked and ready to fire. */
+export interface ResolvedEntry {
+  readonly name: string;
+  readonly task: string;
+  readonly schedule: Schedule;
+  /** The arguments, a fresh copy for every firing. */
+  args(): unknown[];
+  readonly options: BeatTaskOptions;
+  readonly catchUp: CatchUpPolicy;
+  readonly source: EntrySource;
+  /** Runtime entries: when they were added or last changed (slots count from then). */
+  readonly since: number | undefined;
+  /** Equal for equal schedules; a change makes the entry start over. */
+  readonly fingerprint: string;
+}
+
+/** Checks a call of an entry: the app builds (without sending) the message it would send. */
+export type CallCheck = (task: string, args: readonly unknown[], options: ApplyOptions) => void;
+
+const CATCH_UP: readonly CatchUpPolicy[] = ['skip', 'once', 'all'];
+const OPTION_KEYS = new Set<string>(['queue', 'priority', 'retries', 'timeLimit', 'softTimeLimit', 'ignoreResult', 'resultTtl', 'headers', 'expires']);
+
+/** The error of entry `name`. */
+export function invalidEntry(name: string, problem: string, cause?: unknown): CeleriacError {
+  return new CeleriacError('CELERIAC_INVALID_SCHEDULE', `Schedule entry "${name}": ${problem}`, cause === undefined ? undefined : { cause });
+}
+
+/** Checks an entry given in code or through the API; throws `CELERIAC_INVALID_SCHEDULE` naming it. */
+export function resolveEntry(name: string, entry: ScheduleEntry, source: EntrySource, check: CallCheck, since?: number): ResolvedEntry {
+  if (typeof name !== 'string' || name.trim().length === 0) {
+    throw new CeleriacError('CELERIAC_INVALID_SCHEDULE', 'A schedule entry needs a non-empty name, e.g. app.schedule("cleanup", { task, schedule }).');
+  }
+  if (typeof entry !== 'object' || entry === null) throw invalidEntry(name, 'expected { task, schedule, args?, options?, catchUp? }.');
+  const task = taskName(name, entry.task);
+  const schedule = withName(name, () => toSchedule(entry.schedule));
+  const args = entry.args ?? [];
+  if (!Array.isArray(args)) throw invalidEntry(name, `args must be an array, got ${typeof args}.`);
+  const options = checkOptions(name, entry.options ?? {});
+  const catchUp = entry.catchUp ?? 'once';
+  if (!CATCH_UP.includes(catchUp)) throw invalidEntry(name, `catchUp must be 'skip', 'once' or 'all', got ${JSON.stringify(catchUp)}.`);
+  withName(name, () => check(task, args, options));
+  const frozen = [...args];
+  return { name, task, schedule, args: () => [...frozen], options, catchUp, source, since, fingerprint: fingerprint(schedule.spec) };
+}
+
+/** The data form of a runtime entry, as a store keeps it. */
+export function toStored(entry: ResolvedEntry, codec: Codec, updatedAt: number): StoredBeatEntry {
+  const args: SerializedValue = codec.serialize(entry.args(), `the arguments of schedule entry "${entry.name}"`);
+  return { name: entry.name, task: entry.task, schedule: entry.schedule.spec, args, options: entry.options, catchUp: entry.catchUp, updatedAt };
+}
+
+/** A stored runtime entry, checked again (it may come from another version of the app). */
+export function fromStored(stored: StoredBeatEntry, codec: Codec, check: CallCheck): ResolvedEntry {
+  const name = String(stored.name);
+  const schedule = withName(name, () => scheduleFromSpec(stored.schedule));
+  const args = withName(name, () => codec.deserialize(stored.args));
+  return resolveEntry(name, { task: stored.task, schedule, args: args as unknown[], options: stored.options, catchUp: stored.catchUp }, 'runtime', check, stored.updatedAt);
+}
+
+function taskName(name: string, task: ScheduleEntry['task']): string {
+  if (typeof task === 'string' && task.length > 0) return task;
+  if (typeof task === 'function' || (typeof task === 'object' && task !== null)) {
+    const handle = task as Partial<TaskRef<unknown[]>>;
+    if (typeof handle.name === 'string' && handle.name.length > 0 && typeof handle.applyAsync === 'function') return handle.name;
+  }
+  throw invalidEntry(name, 'task must be a task handle (what app.task() returns) or a task name.');
+}
+
+function checkOptions(name: string, options: BeatTaskOptions): BeatTaskOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw invalidEntry(name, 'options must be an object.');
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) {
+      throw invalidEntry(name, `option "${key}" is not allowed here (allowed: ${[...OPTION_KEYS].join(', ')}); beat chooses the task id and the time of each firing.`);
+    }
+  }
+  if (options.expires !== undefined && typeof options.expires !== 'number' && typeof options.expires !== 'string') {
+    throw invalidEntry(name, 'expires must be a duration (e.g. "10m"): it counts from each firing.');
+  }
+  return { ...options };
+}
+
+function withName<T>(name: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw invalidEntry(name, message, error);
+  }
+}

@@ -1,0 +1,14 @@
+/** What the beat package needs from the app (the `Celeriac` class provides it); beat knows no transport. */
+import type { ApplyOptions, AsyncResult, Closeable, Codec } from '@celeriac/core';
+
+/** The app as beat sees it. */
+export interface BeatHost {
+  /** Serializes the arguments of runtime entries. */
+  readonly codec: Codec;
+  /** Sends one firing. */
+  sendTask(name: string, args: readonly unknown[], options?: ApplyOptions): AsyncResult<unknown>;
+  /** Builds a message without sending it: throws what a firing would throw (bad options, arguments). */
+  buildMessage(name: string, args: readonly unknown[], options: ApplyOptions): unknown;
+  /** Registers something to close with the app. */
+  track(closeable: Closeable): () => void;
+}

@@ -1,0 +1,290 @@
+/**
+ * The scheduler: fires each entry's slots while it leads.
+ *
+ *   idle ──start()──► standby ⇄ leading ──close()──► closed
+ *
+ * Leading, it sleeps until the earliest due slot (one timer; nothing is polled), then for each due
+ * entry decides which slots to fire (its catch-up policy), claims each in the store (a
+ * compare-and-set of the entry's last fired slot, refused to a scheduler that lost the lease) and
+ * sends the task with the id `beat:<entry>:<slot>`. Between firings it only renews its lease.
+ * Entry changes from any process arrive as a notification and are applied between passes; passes,
+ * reloads and take-overs run one at a time, in order.
+ */
+import type { BeatStore } from '@celeriac/core';
+import { decideCatchUp } from './catch-up';
+import type { CancelTimer } from './clock';
+import { fromStored, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
+import type { BeatHost } from './host';
+import { Leadership } from './leadership';
+import { MAX_CATCH_UP, resolveSchedulerOptions, type ResolvedSchedulerOptions, type SchedulerOptions } from './options';
+import { SlotSender, type FiredSlot } from './slot-sender';
+
+/** Where a scheduler is in its life. */
+export type SchedulerState = 'idle' | 'standby' | 'leading' | 'closed';
+
+/** What a scheduler tells listeners. */
+export interface SchedulerEvents {
+  /** This scheduler took the lease. */
+  leading: [];
+  /** This scheduler lost or gave up the lease. */
+  standby: [reason: string];
+  /** A slot's task was accepted by the broker. */
+  fired: [fired: FiredSlot];
+  /** Due slots were left unfired by the entry's catch-up policy. */
+  skipped: [skipped: { entry: string; count: number | 'many' }];
+}
+
+/** One entry as the scheduler tracks it. */
+interface EntryState {
+  entry: ResolvedEntry;
+  /** The last slot handled (fired or skipped), or where the entry started. */
+  cursor: number;
+  /** When to look at the entry next: its next slot, or a retry time. */
+  due: number | undefined;
+}
+
+/** How long a failed claim waits before the entry is looked at again. */
+const CLAIM_RETRY_MS = 1_000;
+
+/** Fires periodic entries while it holds the lease; see the module comment. */
+export class Scheduler {
+  /** The options after defaults. */
+  readonly options: ResolvedSchedulerOptions;
+  private stateNow: SchedulerState = 'idle';
+  private table = new Map<string, EntryState>();
+  private runtime: ResolvedEntry[] = [];
+  private queue: Promise<void> = Promise.resolve();
+  private reloadQueued = false;
+  private closing: Promise<void> | undefined;
+  private cancelTimer: CancelTimer | undefined;
+  private unsubscribe: (() => Promise<void>) | undefined;
+  private readonly leadership: Leadership;
+  private readonly check: CallCheck;
+  private readonly sender: SlotSender;
+  private readonly listeners: { [E in keyof SchedulerEvents]: Set<(...args: SchedulerEvents[E]) => void> } = {
+    leading: new Set(),
+    standby: new Set(),
+    fired: new Set(),
+    skipped: new Set(),
+  };
+
+  constructor(
+    private readonly host: BeatHost,
+    private readonly store: BeatStore,
+    private readonly codeEntries: () => readonly ResolvedEntry[],
+    options: SchedulerOptions = {},
+  ) {
+    this.options = resolveSchedulerOptions(options);
+    this.check = (task, args, callOptions) => void host.buildMessage(task, args, callOptions);
+    this.sender = new SlotSender(host, this.options.clock, this.options.logger, (fired) => this.emit('fired', fired));
+    this.leadership = new Leadership(store, this.options, {
+      onLeading: () => {
+        this.stateNow = 'leading';
+        this.options.logger.info({ scheduler: this.options.id }, 'Leading: this scheduler fires the periodic tasks');
+        this.emit('leading');
+        this.enqueue(() => this.takeOver());
+      },
+      onStandby: (reason) => {
+        if (this.stateNow === 'leading') this.stateNow = 'standby';
+        this.disarm();
+        this.options.logger.warn({ scheduler: this.options.id, reason }, `Standby: ${reason}`);
+        this.emit('standby', reason);
+      },
+      onRenewed: () => this.arm(),
+    });
+  }
+
+  /** This scheduler's name in the lease and logs. */
+  get id(): string {
+    return this.options.id;
+  }
+
+  /** `idle`, `standby`, `leading` or `closed`. */
+  get state(): SchedulerState {
+    return this.stateNow;
+  }
+
+  /** Listens to an event; returns a function that stops listening. */
+  on<E extends keyof SchedulerEvents>(event: E, listener: (...args: SchedulerEvents[E]) => void): () => void {
+    this.listeners[event].add(listener);
+    return () => this.listeners[event].delete(listener);
+  }
+
+  /** The entries this scheduler fires (known once it leads), with the next time each is looked at. */
+  entries(): Array<{ name: string; task: string; source: EntrySource; next: number | undefined }> {
+    return [...this.table.values()].map(({ entry, due }) => ({ name: entry.name, task: entry.task, source: entry.source, next: due }));
+  }
+
+  /** Listens for entry changes and makes the first attempt at the lease; resolves as leader or standby. */
+  async start(): Promise<void> {
+    if (this.stateNow !== 'idle') throw new Error(`The scheduler was already started (it is ${this.stateNow}).`);
+    this.stateNow = 'standby';
+    this.unsubscribe = await this.store.onEntriesChange(() => this.requestReload());
+    await this.leadership.start();
+    await this.idle();
+  }
+
+  /** Re-reads the entries (runtime ones from the store) and applies changes. */
+  requestReload(): void {
+    if (this.reloadQueued || this.stateNow === 'closed') return;
+    this.reloadQueued = true;
+    this.enqueue(async () => {
+      this.reloadQueued = false;
+      if (this.leadership.leading) await this.refresh(false);
+    });
+  }
+
+  /** Resolves once no pass, reload or take-over is running or queued. */
+  async idle(): Promise<void> {
+    let seen: Promise<void>;
+    do {
+      seen = this.queue;
+      await seen;
+    } while (seen !== this.queue);
+  }
+
+  /** Stops firing, gives the lease up (a standby takes over at once) and stops listening. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
+    const wasStarted = this.stateNow !== 'idle';
+    this.stateNow = 'closed';
+    this.disarm();
+    await this.idle();
+    if (!wasStarted) return;
+    await this.leadership.stop();
+    await this.unsubscribe?.().catch(() => undefined);
+    await this.sender.stop();
+    this.options.logger.info({ scheduler: this.options.id }, 'Scheduler closed');
+  }
+
+  private async takeOver(): Promise<void> {
+    if (!this.leadership.leading) return;
+    await this.refresh(true);
+  }
+
+  /** Loads the runtime entries, reconciles the stored slots with every entry, and re-arms. */
+  private async refresh(fresh: boolean): Promise<void> {
+    this.runtime = await this.loadRuntime();
+    const entries = this.merged();
+    const now = this.options.clock.now();
+    const slots = await this.store.syncSlots(
+      this.options.id,
+      entries.map((entry) => ({ name: entry.name, fingerprint: entry.fingerprint, since: entry.since ?? now })),
+    );
+    if (slots === 'not-leader') return this.leadership.lose('the store refused a leader call (lease lost)');
+    const table = new Map<string, EntryState>();
+    for (const entry of entries) {
+      const known = fresh ? undefined : this.table.get(entry.name);
+      const stored = slots.get(entry.name) ?? entry.since ?? now;
+      const cursor = known && known.entry.fingerprint === entry.fingerprint ? Math.max(known.cursor, stored) : stored;
+      table.set(entry.name, { entry, cursor, due: entry.schedule.next(cursor) });
+    }
+    this.table = table;
+    this.arm();
+  }
+
+  private async loadRuntime(): Promise<ResolvedEntry[]> {
+    const entries: ResolvedEntry[] = [];
+    for (const stored of await this.store.listEntries()) {
+      try {
+        entries.push(fromStored(stored, this.host.codec, this.check));
+      } catch (error) {
+        this.options.logger.error({ entry: stored.name, error: String(error) }, `Ignoring the stored entry ${stored.name}: ${(error as Error).message}`);
+      }
+    }
+    return entries;
+  }
+
+  /** Code entries, then runtime entries whose names no code entry takes. */
+  private merged(): ResolvedEntry[] {
+    const code = this.codeEntries();
+    const names = new Set(code.map((entry) => entry.name));
+    const runtime = this.runtime.filter((entry) => {
+      if (!names.has(entry.name)) return true;
+      this.options.logger.warn({ entry: entry.name }, `The runtime entry ${entry.name} is ignored: an entry in code has the same name`);
+      return false;
+    });
+    return [...code, ...runtime];
+  }
+
+  /** Sets one timer for the earliest due entry (or a pass at once, when one is due). */
+  private arm(): void {
+    this.disarm();
+    if (this.stateNow !== 'leading' || !this.leadership.leading) return;
+    let earliest = Infinity;
+    for (const { due } of this.table.values()) if (due !== undefined && due < earliest) earliest = due;
+    if (earliest === Infinity) return;
+    this.cancelTimer = this.options.clock.setTimer(() => {
+      this.cancelTimer = undefined;
+      this.enqueue(() => this.firePass());
+    }, earliest - this.options.clock.now());
+  }
+
+  private disarm(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+  }
+
+  private async firePass(): Promise<void> {
+    if (this.stateNow !== 'leading' || !this.leadership.leading) return;
+    const now = this.options.clock.now();
+    const due = [...this.table.values()].filter((state) => state.due !== undefined && state.due <= now);
+    await Promise.all(due.map((state) => this.fireEntry(state, now)));
+    this.arm();
+  }
+
+  /** Fires what is due of one entry, by its catch-up policy. */
+  private async fireEntry(state: EntryState, now: number): Promise<void> {
+    const { entry } = state;
+    const range = entry.schedule.slotsBetween(state.cursor, now, MAX_CATCH_UP);
+    const latest = range.slots[range.slots.length - 1];
+    if (latest === undefined) {
+      state.due = entry.schedule.next(state.cursor); // woke early
+      return;
+    }
+    const decision = decideCatchUp(entry.catchUp, range, now, this.options.lease);
+    const previous = state.cursor;
+    state.cursor = latest;
+    state.due = entry.schedule.next(latest);
+    if (decision.skipped !== 0) {
+      this.options.logger.info({ entry: entry.name, skipped: decision.skipped, catchUp: entry.catchUp }, `Skipped ${decision.skipped} missed slot(s) of ${entry.name} (catchUp: '${entry.catchUp}')`);
+      this.emit('skipped', { entry: entry.name, count: decision.skipped });
+    }
+    for (const slot of decision.fire) {
+      if (!this.leadership.leading) return;
+      let outcome;
+      try {
+        outcome = await this.store.claimSlot(this.options.id, entry.name, slot);
+      } catch (error) {
+        this.options.logger.error({ entry: entry.name, error: String(error) }, `Could not claim a slot of ${entry.name}; trying again`);
+        state.cursor = Math.max(previous, slot - 1);
+        state.due = this.options.clock.now() + CLAIM_RETRY_MS;
+        return;
+      }
+      if (outcome === 'not-leader') return this.leadership.lose('the store refused a claim (lease lost)');
+      if (outcome === 'stale') {
+        this.options.logger.debug({ entry: entry.name, slot: new Date(slot).toISOString() }, `Slot of ${entry.name} was already fired`);
+        continue;
+      }
+      await this.sender.send(entry, slot);
+    }
+  }
+
+  private enqueue(step: () => Promise<void>): void {
+    this.queue = this.queue.then(step).catch((error: unknown) => {
+      this.options.logger.error({ scheduler: this.options.id, error: String(error) }, `Scheduler step failed: ${(error as Error).message}`);
+      if (this.stateNow === 'leading') {
+        this.disarm();
+        this.options.clock.setTimer(() => this.requestReload(), CLAIM_RETRY_MS);
+      }
+    });
+  }
+
+  private emit<E extends keyof SchedulerEvents>(event: E, ...args: SchedulerEvents[E]): void {
+    for (const listener of this.listeners[event]) listener(...args);
+  }
+}

@@ -1,0 +1,65 @@
+/** Two schedulers on one store: one leads, the other takes over when the leader is gone; no slot twice. */
+import type { BeatStore } from '@celeriac/core';
+import { every } from '@celeriac/beat';
+import { useFakeBeat } from './support/fake-beat';
+
+/** A view of `store` whose calls all fail while `cut.on` (a leader cut off from Redis). */
+function partitioned(store: BeatStore, cut: { on: boolean }): BeatStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => (cut.on ? Promise.reject(new Error('connection lost')) : (value as (...params: unknown[]) => unknown).apply(target, args));
+    },
+  }) as BeatStore;
+}
+
+const seconds = (slots: ReadonlyArray<{ slot: number }>) => slots.map((fired) => new Date(fired.slot).toISOString().slice(17, 19));
+
+describe('scheduler: leadership', () => {
+  const fixture = useFakeBeat('2024-05-01T10:00:30.500Z');
+
+  it('only the lease holder fires; a standby takes over within the lease when the leader is cut off; no slot fires twice or goes missing', async () => {
+    const { beat, start, advance, fired, store, queuedIds } = fixture();
+    beat.define('tick', { task: 'tick', schedule: every('1s'), catchUp: 'all' });
+    const cut = { on: false };
+    const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const leader = await start({ id: 'a', store: partitioned(store, cut), logger: quiet });
+    const standby = await start({ id: 'b' });
+    expect([leader.state, standby.state]).toEqual(['leading', 'standby']);
+    const firedBy: Record<string, string[]> = { a: [], b: [] };
+    leader.on('fired', (slot) => firedBy.a!.push(seconds([slot])[0]!));
+    standby.on('fired', (slot) => firedBy.b!.push(seconds([slot])[0]!));
+    const lost: string[] = [];
+    leader.on('standby', (reason) => lost.push(reason));
+
+    await advance(5_000);
+    expect(firedBy).toEqual({ a: ['31', '32', '33', '34', '35'], b: [] });
+    cut.on = true;
+    const cutAt = fixture().clock.now();
+    let takenOverAt: number | undefined;
+    standby.on('leading', () => (takenOverAt = fixture().clock.now()));
+    await advance(10_000);
+    expect(standby.state).toBe('leading');
+    expect(leader.state).toBe('standby');
+    expect(lost).toEqual(['the lease could not be renewed before it lapsed']);
+    // Within the lease (3 s) of the leader's last renewal, plus the 1 ms after which Redis has expired a key.
+    expect(takenOverAt! - cutAt).toBeLessThanOrEqual(3_001);
+    expect(firedBy.a).toEqual(['31', '32', '33', '34', '35']);
+    expect(seconds(fired)).toEqual(['31', '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45']);
+    expect(new Set((await queuedIds()).map(String)).size).toBe(15);
+  });
+
+  it('a closed leader gives its lease up; the standby takes over when the lease it was told of ends', async () => {
+    const { beat, start, advance, fired } = fixture();
+    beat.define('tick', { task: 'tick', schedule: every('1s') });
+    const leader = await start({ id: 'a' });
+    const standby = await start({ id: 'b' });
+    await advance(2_000);
+    await leader.close();
+    await advance(3_000);
+    expect(standby.state).toBe('leading');
+    expect(leader.state).toBe('closed');
+    expect(seconds(fired)).toEqual(['31', '32', '33', '34', '35']);
+  });
+});
