@@ -6,12 +6,18 @@
  */
 import type { LaunchOptions } from '../app';
 import type { ResultBackend, StoreEntry, TaskRecord } from '../backend';
-import { ChordError, toRemoteError, type RemoteError } from '../errors';
+import { ChordError, toRemoteError, type CeleriacErrorCode, type RemoteError } from '../errors';
 import type { TaskMessage } from '../message';
 import { firstTaskOf, memberId, tasksOf, type CanvasNode, type Continuation, type GroupMembership } from './nodes';
 
 /** How many member records one read fetches when a chord completes. */
 const READ_CHUNK = 1_000;
+
+/**
+ * Errors building a step's message (too large, not serializable, a bad option): sending it again
+ * cannot help, so the step is failed at once rather than left to re-run until dead-lettered.
+ */
+const UNSENDABLE: ReadonlySet<CeleriacErrorCode> = new Set(['CELERIAC_MESSAGE_TOO_LARGE', 'CELERIAC_SERIALIZATION', 'CELERIAC_INVALID_OPTION', 'CELERIAC_INVALID_DURATION']);
 
 /** What moving a workflow on needs: the app's backend and launcher, and a way to store records. */
 export interface FlowContext {
@@ -38,12 +44,15 @@ export async function continueFlow(context: FlowContext, message: TaskMessage, v
   if (!flow) return;
   const lineage = lineageOf(message);
   const launches: Array<Promise<void>> = [];
-  if (flow.then && flow.then.length > 0) {
-    launches.push(context.app.launchCanvas(chainOf(flow.then), [value], { ...lineage, next: flow.member ? { steps: [], member: flow.member } : { steps: [] } }));
+  const then = flow.then ?? [];
+  if (then.length > 0) {
+    const rest: Continuation = flow.member ? { steps: then, member: flow.member } : { steps: then };
+    const next: Continuation = flow.member ? { steps: [], member: flow.member } : { steps: [] };
+    launches.push(launchOrFail(context, message, rest, () => context.app.launchCanvas(chainOf(then), [value], { ...lineage, next })));
   } else if (flow.member) {
     launches.push(memberSucceeded(context, message, flow.member));
   }
-  for (const callback of flow.link ?? []) launches.push(context.app.launchCanvas(callback, [value], lineage));
+  for (const callback of flow.link ?? []) launches.push(launchOrFail(context, message, { steps: [callback] }, () => context.app.launchCanvas(callback, [value], lineage)));
   await Promise.all(launches);
 }
 
@@ -75,16 +84,36 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
   const missing = records.findIndex((record) => record?.state !== 'SUCCESS');
   if (missing >= 0) {
     const error = new ChordError(`Chord ${member.group} cannot run its callback: the result of member ${missing} (${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`);
-    const entries: StoreEntry[] = [];
-    const launches: Array<Promise<void>> = [];
-    failContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) }, entries, launches);
-    await context.store(entries);
-    await Promise.all(launches);
-    return;
+    return settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
   }
   const results = records.map((record) => (record as TaskRecord).result);
   const next: Continuation = member.body.member ? { steps: [], member: member.body.member } : { steps: [] };
-  await context.app.launchCanvas(chainOf(member.body.steps), [results], { ...lineageOf(message), parentId: member.group, next });
+  const launch = () => context.app.launchCanvas(chainOf(member.body.steps), [results], { ...lineageOf(message), parentId: member.group, next });
+  await launchOrFail(context, message, member.body, launch, (error) => new ChordError(`Chord ${member.group} cannot start its callback: ${error.message}`));
+}
+
+/**
+ * Starts a continuation. When its messages cannot be built (see UNSENDABLE), its steps are failed
+ * with that error (wrapped by `wrap`), so the caller hears why at once; other errors (the broker)
+ * propagate, and the step is not acked and runs again.
+ */
+async function launchOrFail(context: FlowContext, message: TaskMessage, continuation: Continuation, launch: () => Promise<void>, wrap?: (error: Error) => Error): Promise<void> {
+  try {
+    await launch();
+  } catch (error) {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (!(error instanceof Error) || !UNSENDABLE.has(code as CeleriacErrorCode)) throw error;
+    await settleContinuation(context, message, continuation, { state: 'FAILURE', error: toRemoteError(wrap ? wrap(error) : error) });
+  }
+}
+
+/** Fails a continuation that will not run: stores its steps' records and calls its errbacks. */
+async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
+  const entries: StoreEntry[] = [];
+  const launches: Array<Promise<void>> = [];
+  failContinuation(context, message, continuation, failure, entries, launches);
+  await context.store(entries);
+  await Promise.all(launches);
 }
 
 /** A failed member fails its chord: the body's steps get a ChordError naming the member. */
