@@ -5,7 +5,7 @@
  */
 import { CeleriacError, type BeatStore, type ScheduleSpec } from '@celeriac/core';
 import { systemClock, type Clock } from './clock';
-import { fromStored, invalidEntry, resolveEntry, toStored, type CallCheck, type EntrySource, type ResolvedEntry, type ScheduleEntry } from './entries';
+import { callCheckOf, fromStored, invalidEntry, resolveEntry, toStored, type CallCheck, type EntrySource, type ResolvedEntry, type ScheduleEntry } from './entries';
 import type { BeatHost } from './host';
 import { Scheduler } from './scheduler';
 import type { SchedulerOptions } from './options';
@@ -41,6 +41,7 @@ export class Beat {
   private readonly schedulers = new Set<Scheduler>();
   private storeInstance: BeatStore | undefined;
   private readonly clock: Clock;
+  private readonly check: CallCheck;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -49,6 +50,7 @@ export class Beat {
     options: BeatOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.check = callCheckOf(host);
   }
 
   /** The store, opened on first use. */
@@ -141,7 +143,4 @@ export class Beat {
     return this.closing;
   }
 
-  private readonly check: CallCheck = (task, args, options) => {
-    this.host.buildMessage(task, args, options);
-  };
 }

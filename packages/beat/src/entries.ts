@@ -4,6 +4,7 @@
  * names the entry.
  */
 import { CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import type { BeatHost } from './host';
 import { fingerprint, type Schedule } from './schedules/schedule';
 import { scheduleFromSpec, toSchedule, type ScheduleInput } from './schedules/from-spec';
 
@@ -55,6 +56,14 @@ export interface ResolvedEntry {
 
 /** Checks a call of an entry: the app builds (without sending) the message it would send. */
 export type CallCheck = (task: string, args: readonly unknown[], options: ApplyOptions) => void;
+
+/** The check of calls made through `host`: options as a message takes them, arguments as the codec sends them. */
+export function callCheckOf(host: BeatHost): CallCheck {
+  return (task, args, options) => {
+    host.buildMessage(task, args, options);
+    host.codec.assertSerializable(args, `the arguments of ${task}`);
+  };
+}
 
 const CATCH_UP: readonly CatchUpPolicy[] = ['skip', 'once', 'all'];
 const OPTION_KEYS = new Set<string>(['queue', 'priority', 'retries', 'timeLimit', 'softTimeLimit', 'ignoreResult', 'resultTtl', 'headers', 'expires']);

@@ -40,6 +40,11 @@ export class Leadership {
     return this.leadingNow && this.options.clock.now() < this.leadingUntil;
   }
 
+  /** The attempt in progress (or the last one), for waiting until the store has answered. */
+  get attempt(): Promise<void> {
+    return this.ticking;
+  }
+
   /** Makes the first attempt; later ones follow on timers. */
   start(): Promise<void> {
     this.ticking = this.tick();

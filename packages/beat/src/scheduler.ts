@@ -13,7 +13,7 @@
 import type { BeatStore } from '@celeriac/core';
 import { decideCatchUp } from './catch-up';
 import type { CancelTimer } from './clock';
-import { fromStored, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
+import { callCheckOf, fromStored, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
 import type { BeatHost } from './host';
 import { Leadership } from './leadership';
 import { MAX_CATCH_UP, resolveSchedulerOptions, type ResolvedSchedulerOptions, type SchedulerOptions } from './options';
@@ -32,6 +32,8 @@ export interface SchedulerEvents {
   fired: [fired: FiredSlot];
   /** Due slots were left unfired by the entry's catch-up policy. */
   skipped: [skipped: { entry: string; count: number | 'many' }];
+  /** The leader applied a change of entries (added, changed or removed at run time); names of all entries now. */
+  changed: [entries: string[]];
 }
 
 /** One entry as the scheduler tracks it. */
@@ -66,6 +68,7 @@ export class Scheduler {
     standby: new Set(),
     fired: new Set(),
     skipped: new Set(),
+    changed: new Set(),
   };
 
   constructor(
@@ -75,7 +78,7 @@ export class Scheduler {
     options: SchedulerOptions = {},
   ) {
     this.options = resolveSchedulerOptions(options);
-    this.check = (task, args, callOptions) => void host.buildMessage(task, args, callOptions);
+    this.check = callCheckOf(host);
     this.sender = new SlotSender(host, this.options.clock, this.options.logger, (fired) => this.emit('fired', fired));
     this.leadership = new Leadership(store, this.options, {
       onLeading: () => {
@@ -134,13 +137,15 @@ export class Scheduler {
     });
   }
 
-  /** Resolves once no pass, reload or take-over is running or queued. */
+  /** Resolves once no pass, reload, take-over or lease call is running or queued. */
   async idle(): Promise<void> {
-    let seen: Promise<void>;
+    let queue: Promise<void>;
+    let lease: Promise<void>;
     do {
-      seen = this.queue;
-      await seen;
-    } while (seen !== this.queue);
+      queue = this.queue;
+      lease = this.leadership.attempt;
+      await Promise.all([queue, lease]);
+    } while (queue !== this.queue || lease !== this.leadership.attempt);
   }
 
   /** Stops firing, gives the lease up (a standby takes over at once) and stops listening. */
@@ -185,6 +190,10 @@ export class Scheduler {
     }
     this.table = table;
     this.arm();
+    if (!fresh) {
+      this.options.logger.info({ scheduler: this.options.id, entries: [...table.keys()] }, `Entries changed: ${table.size} entries now`);
+      this.emit('changed', [...table.keys()]);
+    }
   }
 
   private async loadRuntime(): Promise<ResolvedEntry[]> {

@@ -2,12 +2,14 @@
 /** The `celeriac` command line. */
 import 'reflect-metadata';
 import { Command } from 'commander';
+import { beatCommand } from './beat-command';
 import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
-  .description('Distributed tasks for TypeScript: run workers and inspect queues.')
+  .description('Distributed tasks for TypeScript: run workers and the periodic-task scheduler.')
   .version((require('../../package.json') as { version: string }).version)
-  .addCommand(workerCommand());
+  .addCommand(workerCommand())
+  .addCommand(beatCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

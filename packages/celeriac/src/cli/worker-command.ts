@@ -8,6 +8,7 @@ import { Worker, type PoolKind } from '@celeriac/worker';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
 import { loadAppOrExit } from './load';
 import { duration, list, positiveInteger, wholeNumber } from './parse';
+import { closeAndExit, onStopSignals, startOrExit } from './lifecycle';
 
 interface WorkerFlags {
   app: string;
@@ -45,18 +46,6 @@ export function workerCommand(): Command {
     .action((flags: WorkerFlags) => runWorker(flags));
 }
 
-/** A broker URL without its password, for logs. */
-function redact(broker: unknown): string {
-  if (typeof broker !== 'string') return 'a broker object';
-  try {
-    const url = new URL(broker);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return broker;
-  }
-}
-
 async function runWorker(flags: WorkerFlags): Promise<void> {
   const logger = createLogger({ level: flags.loglevel, json: flags.jsonLogs === true, name: 'worker' });
   const app = loadAppOrExit(flags.app, logger);
@@ -74,40 +63,19 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     hostname: flags.hostname,
     logger,
   });
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals === 1) {
+  onStopSignals(
+    (signal) => {
       logger.info({ signal }, `Received ${signal}: draining (send it again to stop at once)`);
-      void shutdown();
-    } else {
+      void closeAndExit(logger, 'Worker', async () => {
+        await worker.close();
+        await app.close();
+      });
+    },
+    (signal) => {
       logger.warn({ signal }, `Received ${signal} again: stopping now; running tasks go back to the queue`);
       worker.forceClose();
-    }
-  };
-  const shutdown = async () => {
-    try {
-      await worker.close();
-      await app.close();
-      logger.info('Worker exited cleanly');
-      process.exit(0);
-    } catch (error) {
-      logger.error({ error: String(error) }, 'Shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  // A worker waits for its broker rather than giving up (it may start before Redis); it says so.
-  const waiting = setInterval(() => logger.warn({ broker: redact(app.options.broker) }, 'Still waiting for the broker to answer…'), 5_000);
-  try {
-    await worker.start();
-    clearInterval(waiting);
-  } catch (error) {
-    clearInterval(waiting);
-    logger.fatal({ error: String(error) }, `The worker could not start: ${(error as Error).message}`);
-    await app.close().catch(() => undefined);
-    process.exit(1);
-  }
+    },
+  );
+  await startOrExit(logger, app, 'worker', () => worker.start());
   logger.info({ pool: worker.options.pool, concurrency: worker.options.concurrency, queues: worker.options.queues }, `Worker ${worker.options.hostname} ready`);
 }

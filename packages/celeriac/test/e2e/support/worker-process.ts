@@ -28,9 +28,9 @@ export class WorkerProcess {
   private readonly listeners = new Set<(line: LogLine) => void>();
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv) {
+  constructor(args: string[], env: NodeJS.ProcessEnv, command: 'worker' | 'beat' = 'worker') {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
-    this.child = spawn(process.execPath, [CLI, 'worker', '--json-logs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [CLI, command, '--json-logs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     createInterface({ input: this.child.stdout! }).on('line', (text) => {
       let line: LogLine;
       try {
@@ -92,9 +92,14 @@ export class WorkerProcesses {
 
   /** Starts a worker on the fixture app with extra CLI args. */
   start(args: string[] = [], env: NodeJS.ProcessEnv = {}): WorkerProcess {
-    const worker = new WorkerProcess(['-A', FIXTURE_APP, ...args], { CELERIAC_TEST_PREFIX: this.prefix, ...env });
-    this.all.push(worker);
-    return worker;
+    return this.spawn('worker', ['-A', FIXTURE_APP, ...args], env);
+  }
+
+  /** Starts `celeriac <command>` with these args (give `-A`), on this test's prefix; killed at the end too. */
+  spawn(command: 'worker' | 'beat', args: string[], env: NodeJS.ProcessEnv = {}): WorkerProcess {
+    const started = new WorkerProcess(args, { CELERIAC_TEST_PREFIX: this.prefix, ...env }, command);
+    this.all.push(started);
+    return started;
   }
 
   /** Kills every worker still running. */
