@@ -10,7 +10,7 @@
  * Entry changes from any process arrive as a notification and are applied between passes; passes,
  * reloads and take-overs run one at a time, in order.
  */
-import type { BeatStore } from '@celeriac/core';
+import { CeleriacError, type BeatStore } from '@celeriac/core';
 import { decideCatchUp } from './catch-up';
 import type { CancelTimer } from './clock';
 import { callCheckOf, fromStored, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
@@ -120,7 +120,7 @@ export class Scheduler {
 
   /** Listens for entry changes and makes the first attempt at the lease; resolves as leader or standby. */
   async start(): Promise<void> {
-    if (this.stateNow !== 'idle') throw new Error(`The scheduler was already started (it is ${this.stateNow}).`);
+    if (this.stateNow !== 'idle') throw new CeleriacError('CELERIAC_INVALID_STATE', `This scheduler was already started (it is ${this.stateNow}); create another with app.beat.scheduler().`);
     this.stateNow = 'standby';
     this.unsubscribe = await this.store.onEntriesChange(() => this.requestReload());
     await this.leadership.start();
