@@ -30,9 +30,9 @@ export function beatCommand(): Command {
 
 function runCommand(): Command {
   return new Command('run')
-    .description('(the default) fire the periodic tasks until stopped: `celeriac beat -A ./dist/tasks.js`')
+    .description('Fire the periodic tasks until stopped (the default: `celeriac beat -A ./dist/tasks.js`); SIGTERM/SIGINT give the lease up.')
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app and its schedule')
-    .option('--lease <duration>', 'leader lease: a standby takes over at most this long after the leader died', duration, 10_000)
+    .addOption(new Option('--lease <duration>', 'leader lease: a standby takes over at most this long after the leader died').argParser(duration).default(10_000, '10s'))
     .option('--id <name>', 'this scheduler\'s name in the lease and logs (default: host:pid:random)')
     .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .option('--json-logs', 'log JSON lines instead of readable text')

@@ -28,7 +28,7 @@ interface AddFlags {
 /** `celeriac beat list`. */
 export function listEntriesCommand(): Command {
   return new Command('list')
-    .description('list the entries (in code and added at run time) with their last and next slots, and the leading scheduler')
+    .description('List the entries (in code and added at run time) with their last and next slots, and the leading scheduler.')
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .option('--json', 'print JSON instead of a table')
     .action((flags: ListFlags) =>
@@ -47,7 +47,7 @@ export function listEntriesCommand(): Command {
 /** `celeriac beat add`. */
 export function addEntryCommand(): Command {
   return new Command('add')
-    .description('add a runtime entry, or replace the runtime entry of that name; running schedulers pick it up at once')
+    .description('Add a runtime entry, or replace the runtime entry of that name; running schedulers pick it up at once.')
     .argument('<name>', 'the entry\'s name')
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .requiredOption('--task <name>', 'the task to send')
@@ -75,7 +75,7 @@ export function addEntryCommand(): Command {
 /** `celeriac beat remove`. */
 export function removeEntryCommand(): Command {
   return new Command('remove')
-    .description('remove a runtime entry; exits 1 when there is none of that name')
+    .description('Remove a runtime entry; exits 1 when there is none of that name.')
     .argument('<name>', 'the entry\'s name')
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .action((name: string, flags: { app: string }) =>
