@@ -151,6 +151,28 @@ describe('canvas (memory broker, inline worker)', () => {
     expect(body.calls).toEqual([]);
   });
 
+  it("several failed chord header tasks call the callback's errbacks once, also when they fail after it ran", async () => {
+    const { add, boom } = math();
+    const body = recorder('never');
+    const errback = recorder('chord.errback');
+    // The first failure is handled (errback run and acked) by one worker before the others fail.
+    const early = await t.startWorker({ queues: ['default'] });
+    const header = [boom.s(), add.s(1, 1), boom.s().set({ queue: 'late' }), boom.s().set({ queue: 'late' })];
+    const result = chord(header, body.handle.s().set({ linkError: errback.handle.s() })).applyAsync();
+    await expect(result).rejects.toBeInstanceOf(TaskFailedError);
+    const [taskId, remote] = (await errback.called) as [string, RemoteError];
+    expect(taskId).toBe(result.id);
+    expect(remote.name).toBe(ChordError.name);
+    await early.close();
+    const late = await t.startWorker({ queues: ['late', 'default'] });
+    await (result.parent as GroupResult).get({ propagate: false });
+    // Once the worker stopped, every header task is acked, so every errback it would send was sent:
+    // those that ran plus those still queued.
+    await late.close();
+    expect(errback.calls.length + (await t.app.broker.stats('default')).ready).toBe(1);
+    expect(body.calls).toEqual([]);
+  });
+
   it('dependsOn: runs after its dependency succeeded', async () => {
     const gate = deferred<string>();
     const slow = t.app.task('slow', () => gate.promise);

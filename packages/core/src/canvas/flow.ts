@@ -60,14 +60,11 @@ export async function continueFlow(context: FlowContext, message: TaskMessage, v
 export async function failFlow(context: FlowContext, message: TaskMessage, failure: StepFailure): Promise<void> {
   const flow = message.flow;
   if (!flow) return;
-  const lineage = lineageOf(message);
-  const entries = settleSteps(context, message, flow.then ?? [], failure, message.id);
-  const launches: Array<Promise<void>> = [];
-  if (flow.member) failChord(context, message, flow.member, failure, entries, launches);
-  await context.store(entries);
+  const launches: Array<Promise<void>> = [context.store(settleSteps(context, message, flow.then ?? [], failure, message.id))];
+  if (flow.member) launches.push(failChord(context, message, flow.member, failure));
   if (failure.state === 'FAILURE') {
     const error = failure.error ?? { name: 'Error', message: 'unknown failure' };
-    for (const errback of flow.linkError ?? []) launches.push(context.app.launchCanvas(errback, [message.id, error], lineage));
+    for (const errback of flow.linkError ?? []) launches.push(context.app.launchCanvas(errback, [message.id, error], lineageOf(message)));
   }
   await Promise.all(launches);
 }
@@ -107,28 +104,28 @@ async function launchOrFail(context: FlowContext, message: TaskMessage, continua
   }
 }
 
-/** Fails a continuation that will not run: stores its steps' records and calls its errbacks. */
-async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
-  const entries: StoreEntry[] = [];
-  const launches: Array<Promise<void>> = [];
-  failContinuation(context, message, continuation, failure, entries, launches);
-  await context.store(entries);
-  await Promise.all(launches);
-}
-
-/** A failed member fails its chord: the body's steps get a ChordError naming the member. */
-function failChord(context: FlowContext, message: TaskMessage, member: GroupMembership, failure: StepFailure, entries: StoreEntry[], launches: Array<Promise<void>>): void {
+/**
+ * A failed member fails its chord: the body's steps get a ChordError naming the member. Only the
+ * first failed member does it, so the callback's errbacks run once however many members fail.
+ */
+async function failChord(context: FlowContext, message: TaskMessage, member: GroupMembership, failure: StepFailure): Promise<void> {
+  const { backend } = context.app;
+  const failed = await backend.groupMemberDone(`${member.group}:failed`, member.index, member.size, context.ttlOf(message));
+  if (!failed.repeated && failed.done > 1) return; // another member failed it first
+  // A re-run of a failed member: settle the body only if it was not settled before.
+  if (failed.repeated && (await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
   const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : failure.reason ?? failure.state;
   const error = new ChordError(`Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`);
-  failContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) }, entries, launches);
+  await settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
 }
 
-/** Fails every step of a continuation, the enclosing chord (if any), and calls the first step's errbacks. */
-function failContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure, entries: StoreEntry[], launches: Array<Promise<void>>): void {
-  entries.push(...settleSteps(context, message, continuation.steps, failure, message.id));
+/** Fails every step of a continuation that will not run, calls its first step's errbacks, and fails the enclosing chord. */
+async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
+  const launches: Array<Promise<void>> = [context.store(settleSteps(context, message, continuation.steps, failure, message.id))];
   const first = firstTaskOf(chainOf(continuation.steps));
   for (const errback of first.linkError ?? []) launches.push(context.app.launchCanvas(errback, [first.options.taskId, failure.error], lineageOf(message)));
-  if (continuation.member) failChord(context, message, continuation.member, failure, entries, launches);
+  if (continuation.member) launches.push(failChord(context, message, continuation.member, failure));
+  await Promise.all(launches);
 }
 
 /** Records for the steps that will not run. */
