@@ -202,6 +202,21 @@ describe('canvas (memory broker, inline worker)', () => {
     await expect(dependent).resolves.toBe('after');
   });
 
+  it('dependsOn: a task revoked while it waits for its dependency does not run', async () => {
+    const gate = deferred<string>();
+    const slow = t.app.task('slow', () => gate.promise);
+    const never = recorder('never');
+    await t.startWorker({ concurrency: 2 });
+    const first = slow.delay();
+    const dependent = never.handle.applyAsync([], { dependsOn: [first] });
+    await expect(dependent.state()).resolves.toBe('PENDING');
+    await dependent.revoke();
+    gate.resolve('done');
+    await expect(first).resolves.toBe('done');
+    await expect(dependent).rejects.toBeInstanceOf(TaskRevokedError);
+    expect(never.calls).toEqual([]);
+  });
+
   it('dependsOn a failed task: DependencyFailedError, and the task never runs', async () => {
     const { boom } = math();
     const never = recorder('never');
@@ -223,6 +238,26 @@ describe('canvas (memory broker, inline worker)', () => {
     await first.revoke();
     await expect(result).rejects.toBeInstanceOf(TaskRevokedError);
     expect(await (result.parent as AsyncResult<number>).state()).toBe('REVOKED');
+  });
+
+  it('app.close() while a worker finishes a chain step: the step is settled and the next step sent', async () => {
+    const { add } = math();
+    const started = deferred();
+    const gate = deferred<number>();
+    const first = t.app.task('first', () => {
+      started.resolve();
+      return gate.promise;
+    });
+    await t.startWorker();
+    const broker = t.app.broker;
+    chain(first.s(), add.s(1)).applyAsync();
+    await started.promise;
+    const closing = t.app.close();
+    gate.resolve(1);
+    await closing;
+    expect(t.logs.filter((entry) => entry.level === 'error')).toEqual([]);
+    // The first step was acked; the second waits in the queue for the next worker.
+    expect(await broker.stats('default')).toMatchObject({ ready: 1, active: 0 });
   });
 
   it('signatures and workflows are plain data', () => {

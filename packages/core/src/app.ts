@@ -63,6 +63,8 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   private readonly publisher = new Publisher(() => this.connectBroker());
   private readonly closeables = new Set<Closeable>();
   private closing: Promise<void> | undefined;
+  /** True once the workers started from this app have stopped: from then on nothing may be sent. */
+  private sealed = false;
 
   constructor(options: CeleriacOptions = {}) {
     this.options = resolveAppOptions(options);
@@ -266,7 +268,9 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   }
 
   private async closeAll(): Promise<void> {
+    // Workers finishing their last tasks still store results and start the next workflow steps.
     await Promise.allSettled([...this.closeables].map((closeable) => closeable.close()));
+    this.sealed = true;
     await this.publisher.drain();
     const closing: Array<Promise<void>> = [];
     if (this.brokerInstance) closing.push(this.brokerInstance.close());
@@ -297,6 +301,6 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   }
 
   private assertOpen(): void {
-    if (this.closing) throw new CeleriacError('CELERIAC_CLOSED', 'This app was closed; create a new one to send tasks.');
+    if (this.sealed) throw new CeleriacError('CELERIAC_CLOSED', 'This app was closed; create a new one to send tasks.');
   }
 }

@@ -1,44 +1,48 @@
 /**
- * The last finished-task notices that reached this client with nobody waiting yet, so a wait that
- * starts a moment too late still finds its record without a read. It also tells when a read can be
- * skipped: a task sent after the reply channel was listened to, whose notice is neither here nor
- * possibly evicted, has not finished yet.
+ * The last finished-task notices that reached this client, so a wait that starts after its notice
+ * (a moment too late, or a second wait on the same task) still finds the record without a read. It
+ * also tells when a read can be skipped: a task sent after the reply channel was listened to, whose
+ * notice is not here and cannot have been evicted, has not finished yet.
  */
 
-/** How many unclaimed notices are kept. */
+/** How many notices are kept. */
 const CAPACITY = 1_000;
 
-/** A bounded, insertion-ordered map of unclaimed notices (record text by task id). */
+interface Notice {
+  text: string;
+  /** When it arrived (epoch ms). */
+  at: number;
+}
+
+/** A bounded, insertion-ordered map of ready-state notices (record text by task id). */
 export class RecentNotices {
-  private readonly texts = new Map<string, string>();
+  private readonly notices = new Map<string, Notice>();
   /** When the reply channel subscription was confirmed (epoch ms), once it is. */
   listeningSince: number | undefined;
-  /** When a notice was last evicted to make room (epoch ms). */
-  private lastEviction = 0;
+  /** When the newest notice evicted so far had arrived (epoch ms); older arrivals are all gone. */
+  private evictedUpTo = 0;
 
-  /** Keeps a notice nobody waited for. */
+  /** Keeps a notice. */
   add(id: string, text: string): void {
-    this.texts.delete(id);
-    this.texts.set(id, text);
-    if (this.texts.size > CAPACITY) {
-      const oldest = this.texts.keys().next().value as string;
-      this.texts.delete(oldest);
-      this.lastEviction = Date.now();
+    this.notices.delete(id);
+    this.notices.set(id, { text, at: Date.now() });
+    if (this.notices.size > CAPACITY) {
+      const [oldest, notice] = this.notices.entries().next().value as [string, Notice];
+      this.notices.delete(oldest);
+      this.evictedUpTo = notice.at;
     }
   }
 
-  /** Takes the notice of `id`, if kept. */
-  take(id: string): string | undefined {
-    const text = this.texts.get(id);
-    if (text !== undefined) this.texts.delete(id);
-    return text;
+  /** The notice of `id`, if kept. */
+  find(id: string): string | undefined {
+    return this.notices.get(id)?.text;
   }
 
   /**
    * True when a task sent at `sentAt` cannot have finished unnoticed: it was sent after the channel
-   * was listened to, and no notice was evicted since.
+   * was listened to, and every notice evicted since arrived before it was sent.
    */
   wouldHaveSeen(sentAt: number): boolean {
-    return this.listeningSince !== undefined && sentAt > this.listeningSince && sentAt > this.lastEviction;
+    return this.listeningSince !== undefined && sentAt > this.listeningSince && sentAt > this.evictedUpTo;
   }
 }

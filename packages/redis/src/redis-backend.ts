@@ -133,9 +133,9 @@ export class RedisBackend implements ResultBackend {
             counted = true;
             await this.addForeignWait();
           }
-          // The notice may have come before this wait began: take it, or read once (a tick's reads
+          // The notice may have come before this wait began: use it, or read once (a tick's reads
           // share one MGET) unless no notice of a task sent then can have been missed.
-          const noticed = this.recent.take(id);
+          const noticed = this.recent.find(id);
           const early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
           if (early && isReadyState(early.state)) return waiter(early);
           if (!foreign && options.sentAt !== undefined && this.recent.wouldHaveSeen(options.sentAt)) return;
@@ -195,11 +195,9 @@ export class RedisBackend implements ResultBackend {
 
   private onReply(message: string): void {
     for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
-      if (this.waiters.has(id) || this.listeners.has(id)) {
-        this.deliver(this.codec.parse(text) as TaskRecord);
-      } else if (isReadyText(text)) {
-        this.recent.add(id, text);
-      }
+      // Kept even when delivered: a later wait on the same task (a second get()) finds it here.
+      if (isReadyText(text)) this.recent.add(id, text);
+      if (this.waiters.has(id) || this.listeners.has(id)) this.deliver(this.codec.parse(text) as TaskRecord);
     }
   }
 

@@ -15,6 +15,21 @@ describe('waiting on Redis', () => {
     await expect(late.get({ timeout: 5_000 })).resolves.toBe(4);
   });
 
+  it('a second wait on a finished task (same handle, or after another waiter took the notice) gets the result', async () => {
+    const app = fixture.app();
+    const add = app.task('waiting.add', (a: number, b: number) => a + b);
+    await app.worker({ concurrency: 1 }).start();
+    await expect(add.delay(0, 0)).resolves.toBe(0); // the reply channel is listened to from here on
+    const sum = add.delay(1, 2);
+    await expect(sum.get({ timeout: 5_000 })).resolves.toBe(3);
+    await expect(sum.get({ timeout: 5_000 })).resolves.toBe(3);
+    // A dependency waited on by an in-process worker, then by its own handle.
+    const first = add.delay(2, 2);
+    const dependent = add.applyAsync([1, 1], { dependsOn: [first] });
+    await expect(dependent.get({ timeout: 5_000 })).resolves.toBe(2);
+    await expect(first.get({ timeout: 5_000 })).resolves.toBe(4);
+  });
+
   it('an idle wait ended by its own due-time timer is not an error, and takes the task that came due', async () => {
     const app = fixture.app();
     const broker = app.broker;

@@ -27,6 +27,8 @@ export async function awaitDependencies(run: RunContext, message: TaskMessage, s
     }
     await run.acquire(message.id, stop);
     if (stop.abandoned) return 'abandoned';
+    // Revoked while it waited: refused like any reserved task that has not started.
+    if (run.isRevoked(message.id)) return 'revoked';
   }
   const failed = records.findIndex((record) => record?.state !== 'SUCCESS');
   if (failed < 0) return 'ready';

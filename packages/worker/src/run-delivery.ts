@@ -88,7 +88,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   if (message.dependsOn && message.dependsOn.length > 0) {
     const verdict = await awaitDependencies(run, message, stop);
     if (verdict === 'abandoned') return;
-    if (verdict === 'revoked') return revoke(run, delivery, message, 'terminated');
+    if (verdict === 'revoked') return revoke(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
     if (verdict !== 'ready') {
       logger.info({ id: message.id, task: message.task }, verdict.message);
       return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
