@@ -132,6 +132,11 @@ export interface Broker {
    * order (one connection, or one process), so a worker may send both without waiting in between.
    */
   acksAfterStores?(backend: ResultBackend): boolean;
+  /**
+   * Runs `send`, whose broker and backend calls are all issued synchronously, so that their
+   * commands leave in one network write (a write is a system call, and per call they add up).
+   */
+  together?<T>(send: () => T): T;
 }
 
 /** What a worker tells about itself in its heartbeat. */

@@ -43,6 +43,21 @@ export class RedisConnection {
     defineScripts(this.client);
   }
 
+  /**
+   * Runs `send` with the command socket corked, so the commands it issues synchronously leave in
+   * one write when the socket is uncorked on the next tick.
+   */
+  corked<T>(send: () => T): T {
+    const stream = (this.client as unknown as { stream?: { writable?: boolean; cork(): void; uncork(): void } }).stream;
+    if (this.client.status !== 'ready' || !stream?.writable) return send();
+    stream.cork();
+    try {
+      return send();
+    } finally {
+      process.nextTick(() => stream.uncork());
+    }
+  }
+
   /** A blocking connection for one wait; give it back with {@link RedisConnection.releaseBlocking}. */
   acquireBlocking(): BlockingClient {
     const idle = this.idleBlocking.pop();

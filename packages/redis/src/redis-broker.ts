@@ -315,6 +315,10 @@ export class RedisBroker implements Broker {
     return this.script<number>('purge', queue, []);
   }
 
+  together<T>(send: () => T): T {
+    return this.connection.corked(send);
+  }
+
   acksAfterStores(backend: ResultBackend): boolean {
     // Same connection: Redis applies the record's SET before the ack script sent after it.
     return backend instanceof RedisBackend && backend.sharesConnection(this.connection);

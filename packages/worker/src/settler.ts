@@ -103,7 +103,8 @@ export class Settler {
       try {
         if (this.ordered) {
           // Records and acks travel in order on one connection: send both now, wait once.
-          await Promise.all([stores.length > 0 ? this.backend.store(stores) : undefined, acks.length > 0 ? this.broker.ack(acks) : undefined]);
+          const send = () => Promise.all([stores.length > 0 ? this.backend.store(stores) : undefined, acks.length > 0 ? this.broker.ack(acks) : undefined]);
+          await (this.broker.together ? this.broker.together(send) : send());
         } else {
           if (stores.length > 0) await this.backend.store(stores);
           if (acks.length > 0) await this.broker.ack(acks);

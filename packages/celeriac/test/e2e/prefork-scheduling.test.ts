@@ -12,6 +12,23 @@ describe('celeriac worker: prefork scheduling', () => {
     expect(new Set(pids).size).toBe(2);
   });
 
+  it('takes back short tasks queued behind a long one, so the other child runs them meanwhile', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '2', '--pool', 'prefork']);
+    await worker.ready();
+    const client = fixture.app();
+    // Short tasks first: the children learn that tasks are short and take several at a time.
+    await Promise.all(Array.from({ length: 20 }, () => client.sendTask<number>('e2e.sleep', [0]).get({ timeout: 20_000 })));
+    const long = client.sendTask<string>('e2e.gate', ['long done', 'withdraw']);
+    const shorts = Array.from({ length: 10 }, () => client.sendTask<number>('e2e.sleep', [0]));
+    // Some of these were queued in the child that runs the long task: they finish before it does.
+    const pids = await Promise.all(shorts.map((short) => short.get({ timeout: 20_000 })));
+    expect(new Set(pids).size).toBe(1);
+    expect(await long.state()).not.toBe('SUCCESS');
+    await fixture.redis().lpush(`${fixture.prefix}:marks:withdraw`, 'open');
+    await expect(long.get({ timeout: 20_000 })).resolves.toBe('long done');
+  });
+
   it('gives a child no more than --max-tasks-per-child tasks, also under steady load', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-tasks-per-child', '2']);

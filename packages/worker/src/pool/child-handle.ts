@@ -35,6 +35,10 @@ interface Held {
   job: TaskJob;
   resolve(outcome: TaskOutcome | typeof UNSTARTED): void;
   started: boolean;
+  /** When the child began it (epoch ms). */
+  beganAt: number;
+  /** A withdraw was sent: the child gives it back unless it already began. */
+  withdrawing: boolean;
   timer: NodeJS.Timeout | undefined;
   killedFor: RemoteError | undefined;
 }
@@ -47,11 +51,14 @@ export class ChildHandle {
   private stateValue: ChildState = 'starting';
   /** Jobs sent and not finished, in the order the child runs them. */
   private readonly held = new Map<string, Held>();
+  private outbox: ParentMessage[] = [];
   private readonly ready: Promise<void>;
   private readonly exited: Promise<void>;
   /** Tasks run so far, and the child's memory after the last one (bytes). */
   tasksRun = 0;
   rss = 0;
+  /** A moving average of how long this child's tasks ran (ms): deep queues only for short tasks. */
+  averageMs = 0;
 
   constructor(private readonly spec: ChildSpec) {
     this.child = fork(CHILD_ENTRY, [], {
@@ -114,7 +121,7 @@ export class ChildHandle {
     this.stateValue = 'busy';
     const jobId = String(++nextJob);
     return new Promise((resolve) => {
-      const held: Held = { jobId, job, resolve, started: false, timer: undefined, killedFor: undefined };
+      const held: Held = { jobId, job, resolve, started: false, beganAt: 0, withdrawing: false, timer: undefined, killedFor: undefined };
       this.held.set(jobId, held);
       // The child runs jobs in the order sent: one sent to an idle child starts now.
       if (this.held.size === 1) this.begin(held);
@@ -126,6 +133,24 @@ export class ChildHandle {
       if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
       this.send(message);
     });
+  }
+
+  /**
+   * Takes back the jobs queued behind a task that has run longer than `afterMs`, so that another
+   * child runs them; the child returns those it has not begun.
+   */
+  withdrawQueued(afterMs: number, now: number): void {
+    let running = true;
+    for (const held of this.held.values()) {
+      if (running) {
+        if (!held.started || now - held.beganAt < afterMs) return;
+        running = false;
+        continue;
+      }
+      if (held.withdrawing) continue;
+      held.withdrawing = true;
+      this.send({ v: PROTOCOL_VERSION, type: 'withdraw', jobId: held.jobId });
+    }
   }
 
   /** Kills the child now (SIGKILL); the job it runs ends with `reason` as its error. */
@@ -144,6 +169,7 @@ export class ChildHandle {
   /** Marks a job as begun in the child: its hard limit counts from now. */
   private begin(held: Held): void {
     held.started = true;
+    held.beganAt = Date.now();
     held.job.stop.started = true;
     held.job.onStart();
     if (held.job.timeLimit !== undefined) {
@@ -152,8 +178,19 @@ export class ChildHandle {
     }
   }
 
+  /**
+   * Queues a message; those of one tick leave together as one packet (a list), since each IPC write
+   * is a system call and per job they were the largest share of a prefork worker's time.
+   */
   private send(message: ParentMessage): void {
-    if (this.child.connected) this.child.send(message);
+    if (this.outbox.length === 0) queueMicrotask(() => this.flush());
+    this.outbox.push(message);
+  }
+
+  private flush(): void {
+    const packet = this.outbox;
+    this.outbox = [];
+    if (this.child.connected && packet.length > 0) this.child.send(packet.length === 1 ? (packet[0] as ParentMessage) : packet);
   }
 
   private onMessage(message: ChildMessage): void {
@@ -161,6 +198,10 @@ export class ChildHandle {
     const held = this.held.get(message.jobId);
     if (!held) return;
     switch (message.type) {
+      case 'withdrawn':
+        this.held.delete(message.jobId);
+        held.resolve(UNSTARTED);
+        return;
       case 'report':
         void held.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
         return;
@@ -172,7 +213,10 @@ export class ChildHandle {
           const next = this.held.values().next().value as Held | undefined;
           if (next) this.begin(next);
         }
-        if (held.started) this.tasksRun += 1;
+        if (held.started) {
+          this.tasksRun += 1;
+          this.averageMs += (Date.now() - held.beganAt - this.averageMs) / 8;
+        }
         this.rss = message.rss;
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
         const outcome = message.outcome;

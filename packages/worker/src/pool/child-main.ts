@@ -1,7 +1,8 @@
 /**
  * The entry point of a pool child: loads the app module once, then runs the jobs its parent sends,
- * one at a time in the order sent (the parent may queue one ahead, to hide the IPC round trip), and
- * reports progress and outcomes back. It never touches the broker.
+ * one at a time in the order sent (the parent may queue some ahead, to hide the IPC round trip, and
+ * take back those that have not begun), and reports progress and outcomes back. It never touches
+ * the broker.
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
@@ -83,29 +84,42 @@ function main(): void {
     process.exitCode = 1;
     return void process.disconnect?.();
   }
-  process.on('message', (message: unknown) => {
-    if (!isParentMessage(message)) return;
-    if (message.type === 'run') {
-      signals.set(message.jobId, new RunSignal());
-      queue.push(message);
-      if (queue.length === 1) void drain(app);
-    } else {
-      // A job still waiting behind the running one is simply dropped; the running one sees its signal abort.
-      const index = queue.findIndex((queued) => queued.jobId === message.jobId);
-      if (index > 0) {
-        queue.splice(index, 1);
-        signals.delete(message.jobId);
-        send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: { kind: 'failure', error: { name: 'AbortError', message: message.reason } }, rss: process.memoryUsage.rss() });
-      } else {
-        signals.get(message.jobId)?.abort(new Error(message.reason));
-      }
-    }
+  process.on('message', (packet: unknown) => {
+    for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);
   });
   // The parent owns this process: when it goes, so do we. 'disconnect' cannot fire while a task
   // spins without yielding, so a watchdog thread also checks for a new parent (we were orphaned).
   process.on('disconnect', () => process.exit(0));
   watchForOrphaning();
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
+}
+
+/** Handles one message of the parent (they come alone, or several in one list). */
+function handle(app: LoadedApp, message: unknown): void {
+  if (!isParentMessage(message)) return;
+  if (message.type === 'run') {
+    signals.set(message.jobId, new RunSignal());
+    queue.push(message);
+    if (queue.length === 1) void drain(app);
+  } else if (message.type === 'withdraw') {
+    // Only a job that has not begun can go back; the running one (index 0) stays.
+    const index = queue.findIndex((queued) => queued.jobId === message.jobId);
+    if (index > 0) {
+      queue.splice(index, 1);
+      signals.delete(message.jobId);
+      send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
+    }
+  } else {
+    // A job still waiting behind the running one is simply dropped; the running one sees its signal abort.
+    const index = queue.findIndex((queued) => queued.jobId === message.jobId);
+    if (index > 0) {
+      queue.splice(index, 1);
+      signals.delete(message.jobId);
+      send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: { kind: 'failure', error: { name: 'AbortError', message: message.reason } }, rss: process.memoryUsage.rss() });
+    } else {
+      signals.get(message.jobId)?.abort(new Error(message.reason));
+    }
+  }
 }
 
 main();

@@ -19,8 +19,9 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
     case 'prefork':
       return new PreforkPool({
         size: options.concurrency,
-        // Queue one job ahead in each child, unless prefetching is off (long tasks: keep them fair).
-        depth: options.prefetch > 0 ? 2 : 1,
+        // Queue jobs ahead in each child (8 while tasks are short), unless prefetching is off (long
+        // tasks: keep them free for other workers).
+        depth: options.prefetch > 0 ? 8 : 1,
         appModule: resolve(options.appModule as string),
         codec: app.codec,
         maxTasksPerChild: options.maxTasksPerChild,

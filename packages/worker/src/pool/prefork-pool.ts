@@ -1,9 +1,10 @@
 /**
  * The prefork pool: `concurrency` long-lived children, each loading the app once and running one
- * task at a time. With `depth` 2 a child gets its next job while it runs the current one, which
- * hides the IPC round trip; a job goes to a busy child only when no child is idle. A child that
- * crashed, was killed at a hard limit, ran `maxTasksPerChild` tasks or grew past
- * `maxMemoryPerChild` is replaced, and jobs it had not begun run on another child.
+ * task at a time. A child gets its next jobs while it runs the current one, which hides the IPC
+ * round trip: up to `depth` while its tasks are short, one ahead once they take longer; jobs queued
+ * behind a task that runs long are taken back and run on another child. A child that crashed, was
+ * killed at a hard limit, ran `maxTasksPerChild` tasks or grew past `maxMemoryPerChild` is
+ * replaced, and jobs it had not begun run on another child.
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
@@ -12,7 +13,7 @@ import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {
   size: number;
-  /** Jobs a child may hold at once (1 = only the one it runs). */
+  /** Jobs a child may hold at once while its tasks are short (1 = only the one it runs). */
   depth: number;
   /** Replace a child after this many tasks. */
   maxTasksPerChild?: number;
@@ -22,6 +23,11 @@ export interface PreforkOptions extends ChildSpec {
   onReplace?(pid: number | undefined, reason: string): void;
 }
 
+/** Tasks shorter than this on average (ms) may queue `depth` deep in a child: no-op-sized work. */
+const SHORT_TASK_MS = 5;
+/** Jobs that have waited this long (ms) behind a running task are taken back for another child. */
+const WITHDRAW_AFTER_MS = 100;
+
 /** Runs jobs on long-lived child processes. */
 export class PreforkPool implements TaskRunner {
   private readonly all = new Set<ChildHandle>();
@@ -29,6 +35,7 @@ export class PreforkPool implements TaskRunner {
   /** Jobs waiting for room, each starting itself on the child it is given. */
   private readonly waiting: Array<(child: ChildHandle) => void> = [];
   private closed = false;
+  private withdrawTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PreforkOptions) {}
 
@@ -36,11 +43,20 @@ export class PreforkPool implements TaskRunner {
   async start(): Promise<void> {
     const children = Array.from({ length: this.options.size }, () => this.spawn());
     await Promise.all(children.map((child) => child.whenReady()));
+    if (this.options.depth > 1) {
+      this.withdrawTimer = setInterval(() => {
+        const now = Date.now();
+        for (const child of this.all) child.withdrawQueued(WITHDRAW_AFTER_MS, now);
+      }, WITHDRAW_AFTER_MS / 2);
+      this.withdrawTimer.unref();
+    }
   }
 
-  /** How many jobs the pool takes at once. */
+  /** How many jobs the pool takes at once: deep queues for short tasks, one ahead for long ones. */
   get capacity(): number {
-    return this.options.size * this.options.depth;
+    let total = 0;
+    for (const child of this.all) total += this.depthOf(child);
+    return Math.max(total, this.options.size);
   }
 
   async run(job: TaskJob, body: string): Promise<TaskOutcome> {
@@ -69,6 +85,7 @@ export class PreforkPool implements TaskRunner {
 
   async close(options: { force?: boolean } = {}): Promise<void> {
     this.closed = true;
+    clearInterval(this.withdrawTimer);
     for (const child of this.all) {
       if (options.force || child.load === 0) child.kill();
     }
@@ -94,7 +111,7 @@ export class PreforkPool implements TaskRunner {
   private pick(): ChildHandle | undefined {
     let best: ChildHandle | undefined;
     for (const child of this.all) {
-      const usable = (child.state === 'idle' || child.state === 'busy') && child.load < this.options.depth && !this.retireReason(child, child.load);
+      const usable = (child.state === 'idle' || child.state === 'busy') && child.load < this.depthOf(child) && !this.retireReason(child, child.load);
       if (usable && (!best || child.load < best.load)) best = child;
     }
     return best;
@@ -118,6 +135,11 @@ export class PreforkPool implements TaskRunner {
       // Runs the job on `next` now, so the next pick sees its load.
       (this.waiting.shift() as (child: ChildHandle) => void)(next);
     }
+  }
+
+  /** How many jobs `child` may hold now. */
+  private depthOf(child: ChildHandle): number {
+    return child.averageMs <= SHORT_TASK_MS ? this.options.depth : Math.min(this.options.depth, 2);
   }
 
   /** Why a child must take no more jobs (and leave once it holds none); `held` jobs count as run. */

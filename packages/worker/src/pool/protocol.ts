@@ -5,7 +5,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Parent → child. */
 export type ParentMessage =
@@ -19,7 +19,9 @@ export type ParentMessage =
       maxRetries: number;
       softTimeLimit?: number;
     }
-  | { v: typeof PROTOCOL_VERSION; type: 'abort'; jobId: string; reason: string };
+  | { v: typeof PROTOCOL_VERSION; type: 'abort'; jobId: string; reason: string }
+  /** Take back a job queued behind a long one, if it has not begun (so another child runs it). */
+  | { v: typeof PROTOCOL_VERSION; type: 'withdraw'; jobId: string };
 
 /** How a run ended, with the value encoded by the app's codec. */
 export type WireOutcome =
@@ -33,7 +35,9 @@ export type ChildMessage =
   | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
   /** `rss` lets the parent retire a child that grew past `maxMemoryPerChild`. */
-  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number };
+  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number }
+  /** A withdrawn job that had not begun: it was dropped from the child's queue. */
+  | { v: typeof PROTOCOL_VERSION; type: 'withdrawn'; jobId: string };
 
 /** True for a message of this protocol version. */
 export function isChildMessage(value: unknown): value is ChildMessage {
