@@ -84,6 +84,11 @@ export interface Broker {
    * moment the wait ends, without a round trip in between. May resolve with no deliveries.
    */
   waitAndReserve?(queues: readonly string[], count: number, signal: AbortSignal): Promise<Delivery[]>;
+  /**
+   * True when this broker's last reservation on `queues` left them empty, so a worker may go
+   * straight to `waitAndReserve` (a message published since wakes it at once).
+   */
+  drained?(queues: readonly string[]): boolean;
   /** Settles leased messages as done. */
   ack(deliveries: readonly Delivery[]): Promise<void>;
   /**

@@ -43,19 +43,9 @@ export class RedisConnection {
     defineScripts(this.client);
   }
 
-  /**
-   * Runs `send` with the command socket corked, so the commands it issues synchronously leave in
-   * one write when the socket is uncorked on the next tick.
-   */
+  /** Runs `send` so that the commands it issues synchronously leave in one write (see {@link corked}). */
   corked<T>(send: () => T): T {
-    const stream = (this.client as unknown as { stream?: { writable?: boolean; cork(): void; uncork(): void } }).stream;
-    if (this.client.status !== 'ready' || !stream?.writable) return send();
-    stream.cork();
-    try {
-      return send();
-    } finally {
-      process.nextTick(() => stream.uncork());
-    }
+    return corked(this.client, send);
   }
 
   /** A blocking connection for one wait; give it back with {@link RedisConnection.releaseBlocking}. */
@@ -103,5 +93,20 @@ export class RedisConnection {
     this.disconnectBlocking();
     await this.subscriberInstance?.close();
     await closeClient(this.client);
+  }
+}
+
+/**
+ * Runs `send` with the client's socket corked, so the commands it issues synchronously leave in one
+ * write when the socket is uncorked on the next tick (each write is a system call).
+ */
+export function corked<T>(client: Redis, send: () => T): T {
+  const stream = (client as unknown as { stream?: { writable?: boolean; cork(): void; uncork(): void } }).stream;
+  if (client.status !== 'ready' || !stream?.writable) return send();
+  stream.cork();
+  try {
+    return send();
+  } finally {
+    process.nextTick(() => stream.uncork());
   }
 }

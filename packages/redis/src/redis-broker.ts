@@ -18,7 +18,7 @@ import {
   type WorkerInfo,
 } from '@celeriac/core';
 import { RedisBackend } from './redis-backend';
-import type { RedisConnection } from './connection';
+import { corked, type RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
@@ -93,13 +93,17 @@ export class RedisBroker implements Broker {
       const wanted = count - deliveries.length;
       const reply = await this.script<ReserveReply>('reserve', queue, [now, wanted, this.settings.visibilityTimeout]);
       const taken = parseReserved(queue, reply);
-      // The queue is empty now only if the script says when the next delayed message is due (or '' with nothing taken short).
-      if (taken.length === wanted && reply[0] === '') drained = false;
-      if (reply[0] !== '' && reply[0] !== undefined) nextDue = Math.min(nextDue ?? Infinity, Number(reply[0]));
+      // '+': more are ready; otherwise the queue is empty and the reply tells the next due time, if any.
+      if (reply[0] === '+') drained = false;
+      else if (reply[0] !== '' && reply[0] !== undefined) nextDue = Math.min(nextDue ?? Infinity, Number(reply[0]));
       deliveries.push(...taken);
     }
     this.idleHint = drained ? { queues: queues.join(','), nextDue } : undefined;
     return deliveries;
+  }
+
+  drained(queues: readonly string[]): boolean {
+    return this.idleHint?.queues === queues.join(',');
   }
 
   async waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
@@ -148,13 +152,15 @@ export class RedisBroker implements Broker {
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
     const timer = setTimeout(onAbort, Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()));
     try {
-      const popping = client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000);
-      const reserving = queue === undefined ? undefined : runScript<ReserveReply>(client, 'reserve', queueKeyList(this.keys.queue(queue)), ['', count, this.settings.visibilityTimeout]);
+      const [popping, reserving] = corked(client, () => [
+        client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000),
+        queue === undefined ? undefined : runScript<ReserveReply>(client, 'reserve', queueKeyList(this.keys.queue(queue)), ['', count, this.settings.visibilityTimeout]),
+      ] as const);
       reserving?.catch(() => undefined);
       const reply = await popping;
       const reserved = (await reserving) ?? [''];
       const deliveries = queue === undefined ? [] : parseReserved(queue, reserved);
-      if (queue !== undefined && deliveries.length < count) {
+      if (queue !== undefined && reserved[0] !== '+') {
         // The queue was emptied by this reservation: the next wait may start without asking again.
         const due = reserved[0] === '' || reserved[0] === undefined ? undefined : Number(reserved[0]);
         this.idleHint = { queues: queue, nextDue: due };

@@ -169,9 +169,11 @@ export class Worker implements Closeable {
       try {
         // After a short batch from a single queue, that queue is empty: wait for work right away
         // (the wait reserves the moment it ends) instead of asking again first.
-        const skipAsking: boolean = drained && queues.length === 1 && broker.waitAndReserve !== undefined;
+        const skipAsking: boolean = (drained || broker.drained?.(queues) === true) && queues.length === 1 && broker.waitAndReserve !== undefined;
         let deliveries: Delivery[] = skipAsking ? [] : await broker.reserve(queues, room);
         if (deliveries.length === 0) {
+          // Let tasks that end in this tick settle first: their writes are on a caller's critical path.
+          await new Promise<void>((resolve) => setImmediate(resolve));
           if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, signal);
           else await broker.waitForWork(queues, signal);
         }

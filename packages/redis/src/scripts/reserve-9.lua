@@ -2,8 +2,9 @@
 -- KEYS: the 9 queue keys.
 -- ARGV[1] now (epoch ms; '' = the server's clock, for a reserve queued behind a blocking wait);
 -- ARGV[2] count; ARGV[3] visibility timeout (ms).
--- Returns: { nextDue or '', id1, body1, deliveries1, id2, ... }; nextDue (the earliest delayed due
---   time) is set when the ready set is left empty, so a worker knows how long it may sleep.
+-- Returns: { state, id1, body1, deliveries1, id2, ... }; state is '+' when more messages are ready,
+--   else the earliest delayed due time or '' (the ready set is empty: a worker may go straight to
+--   sleep, and knows for how long).
 -- #include common
 
 local now = ARGV[1]
@@ -38,6 +39,7 @@ callInChunks('ZADD', KEYS[3], active)
 -- More may be waiting than this worker took: pass the wake-up on to another idle worker.
 local out = { '' }
 if redis.call('ZCARD', KEYS[1]) > 0 then
+  out[1] = '+'
   wake()
 else
   out[1] = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2] or ''
