@@ -3,7 +3,7 @@
  * Date, Map, Set, BigInt, undefined, RegExp and Errors survive the trip. It refuses values that would
  * silently change on the way (functions, symbols, unregistered class instances) and names where they are.
  */
-import SuperJSON from 'superjson';
+import type SuperJSON from 'superjson';
 import { SerializationError } from './errors';
 
 type Constructor = abstract new (...args: never[]) => unknown;
@@ -18,7 +18,9 @@ export interface CustomSerializer<T, J> {
 
 /** Turns values into text and back; one per app, so registered types are shared by caller and worker. */
 export class Codec {
-  private readonly superjson = new SuperJSON();
+  private superjsonInstance: SuperJSON | undefined;
+  /** Registrations, replayed on superjson when it is first needed. */
+  private readonly registrations: Array<(superjson: SuperJSON) => void> = [];
   private readonly registeredClasses = new Set<Constructor>();
   private readonly customCheckers: Array<(value: unknown) => boolean> = [];
 
@@ -27,14 +29,33 @@ export class Codec {
    * the prototype is restored on the other side, which must register the class under the same name.
    */
   registerClass(cls: Constructor, name: string = cls.name): void {
-    this.superjson.registerClass(cls as unknown as Parameters<SuperJSON['registerClass']>[0], name);
+    this.register((superjson) => superjson.registerClass(cls as unknown as Parameters<SuperJSON['registerClass']>[0], name));
     this.registeredClasses.add(cls);
   }
 
   /** Registers a custom serializer (for types such as Buffer, Decimal, Temporal) under `name`. */
   registerCustom<T, J extends JsonValue>(serializer: CustomSerializer<T, J>, name: string): void {
-    this.superjson.registerCustom<T, J>(serializer, name);
+    this.register((superjson) => superjson.registerCustom<T, J>(serializer, name));
     this.customCheckers.push((value) => serializer.isApplicable(value));
+  }
+
+  /**
+   * superjson, loaded on first use: plain JSON data (most tasks) never needs it, and not loading it
+   * shortens the start of every pool child.
+   */
+  private get superjson(): SuperJSON {
+    if (!this.superjsonInstance) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { default: SuperJSONClass } = require('superjson') as typeof import('superjson');
+      this.superjsonInstance = new SuperJSONClass();
+      for (const apply of this.registrations) apply(this.superjsonInstance);
+    }
+    return this.superjsonInstance;
+  }
+
+  private register(apply: (superjson: SuperJSON) => void): void {
+    this.registrations.push(apply);
+    if (this.superjsonInstance) apply(this.superjsonInstance);
   }
 
   /**
