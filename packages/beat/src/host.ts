@@ -9,6 +9,8 @@ export interface BeatHost {
   sendTask(name: string, args: readonly unknown[], options?: ApplyOptions): AsyncResult<unknown>;
   /** Builds a message without sending it: throws what a firing would throw (bad options, arguments). */
   buildMessage(name: string, args: readonly unknown[], options: ApplyOptions): unknown;
+  /** A task's result by id: a new leader asks whether a claimed slot's task left a record. */
+  result(id: string): Pick<AsyncResult<unknown>, 'state'>;
   /** Registers something to close with the app. */
   track(closeable: Closeable): () => void;
 }

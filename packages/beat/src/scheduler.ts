@@ -7,6 +7,8 @@
  * entry decides which slots to fire (its catch-up policy), claims each in the store (a
  * compare-and-set of the entry's last fired slot, refused to a scheduler that lost the lease) and
  * sends the task with the id `beat:<entry>:<slot>`. Between firings it only renews its lease.
+ * On taking the lease it first sends again each recent claimed slot whose task left no record (a
+ * leader that died between its claim and the send): see `resendClaimed`.
  * Entry changes from any process arrive as a notification and are applied between passes; passes,
  * reloads and take-overs run one at a time, in order.
  */
@@ -17,7 +19,7 @@ import { callCheckOf, fromStored, type CallCheck, type EntrySource, type Resolve
 import type { BeatHost } from './host';
 import { Leadership } from './leadership';
 import { MAX_CATCH_UP, resolveSchedulerOptions, type ResolvedSchedulerOptions, type SchedulerOptions } from './options';
-import { SlotSender, type FiredSlot } from './slot-sender';
+import { SlotSender, slotTaskId, type FiredSlot } from './slot-sender';
 
 /** Where a scheduler is in its life. */
 export type SchedulerState = 'idle' | 'standby' | 'leading' | 'closed';
@@ -30,6 +32,12 @@ export interface SchedulerEvents {
   standby: [reason: string];
   /** A slot's task was accepted by the broker. */
   fired: [fired: FiredSlot];
+  /**
+   * On taking the lease, a slot claimed before (by a leader that may have died before sending it)
+   * whose task left no record was sent again; the broker skips the copy when the first one is still
+   * waiting or running.
+   */
+  resent: [resent: FiredSlot];
   /** Due slots were left unfired by the entry's catch-up policy. */
   skipped: [skipped: { entry: string; count: number | 'many' }];
   /** The leader applied a change of entries (added, changed or removed at run time); names of all entries now. */
@@ -45,14 +53,21 @@ interface EntryState {
   due: number | undefined;
 }
 
-/** How long a failed claim waits before the entry is looked at again. */
+/** How long a failed claim (or take-over) waits before it is tried again. */
 const CLAIM_RETRY_MS = 1_000;
+
+/** How recent (in leases, before the take-over) a claim must be for a new leader to send its slot again. */
+const RESEND_WITHIN_LEASES = 2;
 
 /** Fires periodic entries while it holds the lease; see the module comment. */
 export class Scheduler {
   /** The options after defaults. */
   readonly options: ResolvedSchedulerOptions;
   private stateNow: SchedulerState = 'idle';
+  /** Counts the times this scheduler took the lease, so that a retried take-over knows it is still current. */
+  private term = 0;
+  /** True once the take-over of the current term finished: until then nothing is armed or fired. */
+  private tookOver = false;
   private table = new Map<string, EntryState>();
   private runtime: ResolvedEntry[] = [];
   private queue: Promise<void> = Promise.resolve();
@@ -67,6 +82,7 @@ export class Scheduler {
     leading: new Set(),
     standby: new Set(),
     fired: new Set(),
+    resent: new Set(),
     skipped: new Set(),
     changed: new Set(),
   };
@@ -79,13 +95,17 @@ export class Scheduler {
   ) {
     this.options = resolveSchedulerOptions(options);
     this.check = callCheckOf(host);
-    this.sender = new SlotSender(host, this.options.clock, this.options.logger, (fired) => this.emit('fired', fired));
+    this.sender = new SlotSender(host, this.options.clock, this.options.logger, () => this.leadership.leading, (fired, kind) => this.emit(kind, fired));
     this.leadership = new Leadership(store, this.options, {
       onLeading: () => {
         this.stateNow = 'leading';
+        this.term += 1;
+        this.tookOver = false;
         this.options.logger.info({ scheduler: this.options.id }, 'Leading: this scheduler fires the periodic tasks');
         this.emit('leading');
-        this.enqueue(() => this.takeOver());
+        const term = this.term;
+        const takenAt = this.options.clock.now();
+        this.enqueue(() => this.takeOver(term, takenAt));
       },
       onStandby: (reason) => {
         if (this.stateNow === 'leading') this.stateNow = 'standby';
@@ -166,9 +186,62 @@ export class Scheduler {
     this.options.logger.info({ scheduler: this.options.id }, 'Scheduler closed');
   }
 
-  private async takeOver(): Promise<void> {
-    if (!this.leadership.leading) return;
-    await this.refresh(true);
+  /**
+   * Loads the entries and slots, sends again the recent claimed slots that left no record, then
+   * arms the timer. Nothing fires until this has succeeded (a failure tries again), so the claims
+   * read are the predecessor's, not newer ones of this scheduler.
+   */
+  private async takeOver(term: number, takenAt: number): Promise<void> {
+    if (term !== this.term || this.stateNow !== 'leading' || !this.leadership.leading) return;
+    try {
+      await this.refresh(true);
+      if (!this.leadership.leading) return;
+      await this.resendClaimed(takenAt);
+      this.tookOver = true;
+      this.arm();
+    } catch (error) {
+      this.options.logger.error({ scheduler: this.options.id, error: String(error) }, `Could not take over the schedule: ${(error as Error).message}; trying again`);
+      this.options.clock.setTimer(() => this.enqueue(() => this.takeOver(term, takenAt)), CLAIM_RETRY_MS);
+    }
+  }
+
+  /**
+   * Exactly once across a leader's death. The leader claims a slot and then sends its task; one that
+   * dies in between leaves the slot claimed and unsent. So a new leader looks at each entry's last
+   * claimed slot, if it was claimed at most two leases before the take-over (a leader that died
+   * right after its claim had renewed its lease at most then, so the lease ran out within one lease
+   * of the claim, and a standby takes it when it runs out), and sends it again, with the same id,
+   * when the result backend has no record of that id:
+   *
+   * - never sent: no record, not in the broker: this send is its firing;
+   * - sent, still waiting or running: no record yet, but the broker skips a publish of an id it
+   *   holds, so the copy is a no-op (logged and emitted as `resent` all the same);
+   * - sent and finished: workers store the record (SUCCESS also for `ignoreResult`, FAILURE,
+   *   REVOKED) before they ack, so it is there and nothing is sent;
+   * - finished long ago, record expired: the two-lease limit keeps it from being sent again
+   *   (unless `resultTtl` is shorter than that);
+   * - the predecessor is alive but cut off: it stops sending (and retrying) when its lease runs out
+   *   by its own clock, before this scheduler can have taken the lease.
+   *
+   * What is left: a task that finishes between the record check and this publish (one round trip)
+   * runs twice, and a publish of the predecessor delayed in the network past its lease can too.
+   */
+  private async resendClaimed(takenAt: number): Promise<void> {
+    const claims = await this.store.lastClaims();
+    const within = RESEND_WITHIN_LEASES * this.options.lease;
+    await Promise.all(
+      [...claims].map(async ([name, claim]) => {
+        const state = this.table.get(name);
+        if (!state || !(takenAt - claim.at <= within)) return;
+        const id = slotTaskId(name, claim.slot);
+        const recorded = await this.host.result(id).state();
+        if (recorded !== 'PENDING') {
+          this.options.logger.debug({ entry: name, id, state: recorded }, `The last claimed slot of ${name} was sent (its task is ${recorded})`);
+          return;
+        }
+        if (this.leadership.leading) await this.sender.send(state.entry, claim.slot, 'resent');
+      }),
+    );
   }
 
   /** Loads the runtime entries, reconciles the stored slots with every entry, and re-arms. */
@@ -223,7 +296,7 @@ export class Scheduler {
   /** Sets one timer for the earliest due entry (or a pass at once, when one is due). */
   private arm(): void {
     this.disarm();
-    if (this.stateNow !== 'leading' || !this.leadership.leading) return;
+    if (this.stateNow !== 'leading' || !this.leadership.leading || !this.tookOver) return;
     let earliest = Infinity;
     for (const { due } of this.table.values()) if (due !== undefined && due < earliest) earliest = due;
     if (earliest === Infinity) return;
@@ -239,7 +312,7 @@ export class Scheduler {
   }
 
   private async firePass(): Promise<void> {
-    if (this.stateNow !== 'leading' || !this.leadership.leading) return;
+    if (this.stateNow !== 'leading' || !this.leadership.leading || !this.tookOver) return;
     const now = this.options.clock.now();
     const due = [...this.table.values()].filter((state) => state.due !== undefined && state.due <= now);
     await Promise.all(due.map((state) => this.fireEntry(state, now)));
@@ -267,7 +340,7 @@ export class Scheduler {
       if (!this.leadership.leading) return;
       let outcome;
       try {
-        outcome = await this.store.claimSlot(this.options.id, entry.name, slot);
+        outcome = await this.store.claimSlot(this.options.id, entry.name, slot, this.options.clock.now());
       } catch (error) {
         this.options.logger.error({ entry: entry.name, error: String(error) }, `Could not claim a slot of ${entry.name}; trying again`);
         state.cursor = Math.max(previous, slot - 1);

@@ -1,7 +1,8 @@
 /**
  * Beat on Redis inside one process: runtime entries added and removed through the API reach a
  * running scheduler of another app at once; after an outage (on a fake clock) the missed slots
- * follow each entry's catch-up policy, with the slots kept in Redis.
+ * follow each entry's catch-up policy, with the slots kept in Redis; a new leader sends a slot its
+ * predecessor claimed but never sent, and not one whose task finished.
  */
 import { ManualClock, every, type Celeriac, type FiredSlot, type Scheduler } from 'celeriac';
 import { deferred } from '@celeriac/core/testing';
@@ -76,6 +77,32 @@ describe('beat on Redis', () => {
     expect(await slotsOf('skip')).toEqual(['10:01']);
     expect(await slotsOf('once')).toEqual(['10:01', '10:11']);
     expect(await slotsOf('all')).toEqual(['10:01', '10:02', '10:03', '10:04', '10:05', '10:06', '10:07', '10:08', '10:09', '10:10', '10:11']);
+    await after.close();
+  });
+
+  it('a new leader sends the last claimed slot whose task left no record in Redis, and not one whose task finished', async () => {
+    const clock = new ManualClock(Date.parse('2024-05-01T10:00:30Z'));
+    const run = async (app: Celeriac): Promise<Scheduler> => {
+      app.schedule('lost', { task: 'tick', schedule: every('1m') });
+      app.schedule('done', { task: 'tick', schedule: every('1m') });
+      const scheduler = app.beat.scheduler({ lease: '10s', clock });
+      await scheduler.start();
+      return scheduler;
+    };
+    const app = fixture.app();
+    const before = await run(app);
+    await clock.advance(30_000, () => before.idle()); // 10:01:00: both claimed and sent
+    await before.close();
+    // As if the broker never got 'lost' (its leader died before sending it), while a worker ran 'done'.
+    expect(await app.broker.purge('default')).toBe(2);
+    const slot = Date.parse('2024-05-01T10:01:00Z');
+    await app.backend.store([{ record: { id: `beat:done:${slot}`, state: 'SUCCESS', task: 'tick', date: clock.now() }, ttl: 60_000 }]);
+    await clock.advance(2_000);
+
+    const after = await run(fixture.app());
+    await clock.advance(0, () => after.idle());
+    expect(await queued()).toEqual([`beat:lost:${slot}`]);
+    expect(after.entries().map((entry) => entry.next)).toEqual([slot + 60_000, slot + 60_000]);
     await after.close();
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The BeatStore interface: what the periodic-task scheduler (`@celeriac/beat`) keeps in shared
  * storage. A leader lease so that one scheduler fires at a time, the last fired slot of each entry
- * (compare-and-set, so a slot fires at most once), and the entries added at run time as plain data.
+ * (compare-and-set, so a slot is claimed once) with when it was claimed (so that the next leader can
+ * send a claimed slot whose task may never have reached the broker), and the entries added at run
+ * time as plain data.
  * Core knows no cron: schedules are stored as {@link ScheduleSpec} data and interpreted by the beat package.
  */
 import type { SerializedValue } from './codec';
@@ -61,6 +63,14 @@ export interface SlotMark {
   readonly since: number;
 }
 
+/** An entry's last slot as a leader claimed it, for {@link BeatStore.lastClaims}. */
+export interface ClaimedSlot {
+  /** The slot (epoch ms). */
+  readonly slot: number;
+  /** When it was claimed (epoch ms, by the claiming scheduler's clock). */
+  readonly at: number;
+}
+
 /** What a claim of a slot found. */
 export type ClaimOutcome =
   /** The slot is now the entry's last fired slot: fire it. */
@@ -84,19 +94,29 @@ export interface BeatStore {
   leaseHolder(): Promise<{ owner: string; ttl: number } | undefined>;
   /**
    * As lease holder, reconciles the stored slots with the entries: an entry without a stored slot
-   * or with another fingerprint gets `since` as its last slot; slots of entries not listed are
-   * dropped. Returns the last slot of every listed entry, or `'not-leader'`.
+   * or with another fingerprint gets `since` as its last slot (a starting point: it has no claim
+   * then); slots and claims of entries not listed are dropped. Returns the last slot of every listed
+   * entry, or `'not-leader'`.
    */
   syncSlots(owner: string, marks: readonly SlotMark[]): Promise<ReadonlyMap<string, number> | 'not-leader'>;
-  /** As lease holder, makes `slot` the entry's last fired slot if it is later than the stored one. */
-  claimSlot(owner: string, name: string, slot: number): Promise<ClaimOutcome>;
-  /** The last fired slot of every entry that has one. */
+  /**
+   * As lease holder, makes `slot` the entry's last fired slot if it is later than the stored one,
+   * and records it as claimed at `at` (epoch ms).
+   */
+  claimSlot(owner: string, name: string, slot: number, at: number): Promise<ClaimOutcome>;
+  /** The last fired slot of every entry that has one (claimed, or the starting point `syncSlots` set). */
   lastSlots(): Promise<ReadonlyMap<string, number>>;
+  /**
+   * The entries whose last slot was claimed (not set by `syncSlots` as a starting point), with that
+   * slot and when it was claimed. A scheduler that takes over reads them to send a recent claimed
+   * slot whose task never reached the broker.
+   */
+  lastClaims(): Promise<ReadonlyMap<string, ClaimedSlot>>;
   /** The entries added at run time. */
   listEntries(): Promise<StoredBeatEntry[]>;
   /** Adds or replaces an entry and tells every listener. */
   putEntry(entry: StoredBeatEntry): Promise<void>;
-  /** Removes an entry with its last slot and tells every listener; false when there was none. */
+  /** Removes an entry with its last slot (and claim) and tells every listener; false when there was none. */
   removeEntry(name: string): Promise<boolean>;
   /**
    * Calls `listener` after every put or remove, from any client, and after a reconnect (when

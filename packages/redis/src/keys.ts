@@ -23,6 +23,7 @@
  *   beat:lease        STRING the leading scheduler's id, with the lease as TTL
  *   beat:slots        HASH   entry name -> last fired slot (epoch ms)
  *   beat:fingerprints HASH   entry name -> the schedule that slot belongs to
+ *   beat:claimed      HASH   entry name -> when its slot in beat:slots was claimed (absent for a starting point)
  *   beat:entries      HASH   entry name -> JSON of an entry added at run time
  *
  * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
@@ -48,6 +49,7 @@ export interface BeatKeys {
   lease: string;
   slots: string;
   fingerprints: string;
+  claimed: string;
   entries: string;
 }
 
@@ -99,7 +101,7 @@ export class KeySpace {
   /** The beat scheduler's keys, in the order its scripts take them. */
   get beat(): BeatKeys {
     const base = `${this.prefix}:{${this.prefix}}:beat`;
-    return { lease: `${base}:lease`, slots: `${base}:slots`, fingerprints: `${base}:fingerprints`, entries: `${base}:entries` };
+    return { lease: `${base}:lease`, slots: `${base}:slots`, fingerprints: `${base}:fingerprints`, claimed: `${base}:claimed`, entries: `${base}:entries` };
   }
 
   /** Where changes of runtime beat entries are announced. */

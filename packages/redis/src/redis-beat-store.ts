@@ -1,7 +1,7 @@
 /**
- * The beat store on Redis: the scheduler's lease is a string with a TTL, the last fired slots and
- * the runtime entries are hashes, all under the app-wide hash tag; every step that reads and
- * writes is one Lua script (`beat-*.lua`). Entry changes are announced on a channel.
+ * The beat store on Redis: the scheduler's lease is a string with a TTL, the last fired slots (with
+ * when each was claimed) and the runtime entries are hashes, all under the app-wide hash tag; every
+ * step that reads and writes is one Lua script (`beat-*.lua`). Entry changes are announced on a channel.
  */
 import type { BeatStore, ClaimOutcome, LeaseState, SlotMark, StoredBeatEntry } from '@celeriac/core';
 import type { RedisConnection } from './connection';
@@ -44,19 +44,34 @@ export class RedisBeatStore implements BeatStore {
   async syncSlots(owner: string, marks: readonly SlotMark[]): Promise<ReadonlyMap<string, number> | 'not-leader'> {
     const args: string[] = [owner];
     for (const mark of marks) args.push(mark.name, mark.fingerprint, String(mark.since));
-    const reply = await this.script<string[] | number>('beatSync', [this.keys.lease, this.keys.slots, this.keys.fingerprints], args, 'sync the beat slots');
+    const reply = await this.script<string[] | number>('beatSync', [this.keys.lease, this.keys.slots, this.keys.fingerprints, this.keys.claimed], args, 'sync the beat slots');
     if (!Array.isArray(reply)) return 'not-leader';
     return new Map(marks.map((mark, index) => [mark.name, Number(reply[index])]));
   }
 
-  async claimSlot(owner: string, name: string, slot: number): Promise<ClaimOutcome> {
-    const reply = await this.script<number>('beatClaim', [this.keys.lease, this.keys.slots], [owner, name, String(slot)], 'claim a beat slot');
+  async claimSlot(owner: string, name: string, slot: number, at: number): Promise<ClaimOutcome> {
+    const reply = await this.script<number>('beatClaim', [this.keys.lease, this.keys.slots, this.keys.claimed], [owner, name, String(slot), String(Math.round(at))], 'claim a beat slot');
     return reply === 1 ? 'claimed' : reply === 0 ? 'stale' : 'not-leader';
   }
 
   async lastSlots(): Promise<ReadonlyMap<string, number>> {
     const all = await this.call('read the beat slots', () => this.connection.client.hgetall(this.keys.slots));
     return new Map(Object.entries(all).map(([name, slot]) => [name, Number(slot)]));
+  }
+
+  async lastClaims(): Promise<ReadonlyMap<string, { slot: number; at: number }>> {
+    const [slots, claimed] = await this.call('read the beat claims', async () => {
+      const replies = (await this.connection.client.multi().hgetall(this.keys.slots).hgetall(this.keys.claimed).exec()) ?? [];
+      const failed = replies.find(([error]) => error)?.[0];
+      if (failed) throw failed;
+      return replies.map(([, value]) => (value ?? {}) as Record<string, string>);
+    });
+    const claims = new Map<string, { slot: number; at: number }>();
+    for (const [name, at] of Object.entries(claimed ?? {})) {
+      const slot = slots?.[name];
+      if (slot !== undefined) claims.set(name, { slot: Number(slot), at: Number(at) });
+    }
+    return claims;
   }
 
   async listEntries(): Promise<StoredBeatEntry[]> {
@@ -69,7 +84,7 @@ export class RedisBeatStore implements BeatStore {
   }
 
   async removeEntry(name: string): Promise<boolean> {
-    const removed = await this.script<number>('beatRemove', [this.keys.entries, this.keys.slots, this.keys.fingerprints], [name, this.channel], 'remove a beat entry');
+    const removed = await this.script<number>('beatRemove', [this.keys.entries, this.keys.slots, this.keys.fingerprints, this.keys.claimed], [name, this.channel], 'remove a beat entry');
     return removed === 1;
   }
 

@@ -3,7 +3,7 @@
  * apps. Every method runs without awaiting inside, so each step is atomic. The clock is injectable
  * so that a scheduler tested with a fake clock sees its lease expire on that clock.
  */
-import type { BeatStore, ClaimOutcome, LeaseState, SlotMark, StoredBeatEntry } from '../beat-store';
+import type { BeatStore, ClaimedSlot, ClaimOutcome, LeaseState, SlotMark, StoredBeatEntry } from '../beat-store';
 
 /** Options of a {@link MemoryBeatStore}. */
 export interface MemoryBeatStoreOptions {
@@ -19,6 +19,8 @@ export class MemoryBeatStore implements BeatStore {
   private lease: { owner: string; until: number } | undefined;
   private readonly slots = new Map<string, number>();
   private readonly fingerprints = new Map<string, string>();
+  /** Entry name -> when its slot in `slots` was claimed; absent while that slot is a starting point. */
+  private readonly claimedAt = new Map<string, number>();
   /** Entries kept as JSON text, so readers get copies as from a remote store. */
   private readonly entries = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
@@ -49,7 +51,7 @@ export class MemoryBeatStore implements BeatStore {
   async syncSlots(owner: string, marks: readonly SlotMark[]): Promise<ReadonlyMap<string, number> | 'not-leader'> {
     if (this.currentLease()?.owner !== owner) return 'not-leader';
     const listed = new Set(marks.map((mark) => mark.name));
-    for (const name of [...this.slots.keys(), ...this.fingerprints.keys()]) {
+    for (const name of [...this.slots.keys(), ...this.fingerprints.keys(), ...this.claimedAt.keys()]) {
       if (!listed.has(name)) this.forgetSlot(name);
     }
     const result = new Map<string, number>();
@@ -57,22 +59,33 @@ export class MemoryBeatStore implements BeatStore {
       if (!this.slots.has(mark.name) || this.fingerprints.get(mark.name) !== mark.fingerprint) {
         this.slots.set(mark.name, mark.since);
         this.fingerprints.set(mark.name, mark.fingerprint);
+        this.claimedAt.delete(mark.name);
       }
       result.set(mark.name, this.slots.get(mark.name) as number);
     }
     return result;
   }
 
-  async claimSlot(owner: string, name: string, slot: number): Promise<ClaimOutcome> {
+  async claimSlot(owner: string, name: string, slot: number, at: number): Promise<ClaimOutcome> {
     if (this.currentLease()?.owner !== owner) return 'not-leader';
     const last = this.slots.get(name);
     if (last !== undefined && last >= slot) return 'stale';
     this.slots.set(name, slot);
+    this.claimedAt.set(name, at);
     return 'claimed';
   }
 
   async lastSlots(): Promise<ReadonlyMap<string, number>> {
     return new Map(this.slots);
+  }
+
+  async lastClaims(): Promise<ReadonlyMap<string, ClaimedSlot>> {
+    const claims = new Map<string, ClaimedSlot>();
+    for (const [name, at] of this.claimedAt) {
+      const slot = this.slots.get(name);
+      if (slot !== undefined) claims.set(name, { slot, at });
+    }
+    return claims;
   }
 
   async listEntries(): Promise<StoredBeatEntry[]> {
@@ -112,6 +125,7 @@ export class MemoryBeatStore implements BeatStore {
   private forgetSlot(name: string): void {
     this.slots.delete(name);
     this.fingerprints.delete(name);
+    this.claimedAt.delete(name);
   }
 
   private notify(): void {

@@ -1,7 +1,8 @@
 -- As lease holder, reconciles the last fired slots with the scheduler's entries: an entry without
--- a slot, or whose schedule changed (another fingerprint), starts at its `since`; the slots of
--- entries no longer listed are dropped.
--- KEYS[1] the lease; KEYS[2] slots (hash: name -> last fired slot); KEYS[3] fingerprints (hash: name -> fingerprint).
+-- a slot, or whose schedule changed (another fingerprint), starts at its `since` (a starting point,
+-- not a claim); the slots of entries no longer listed are dropped.
+-- KEYS[1] the lease; KEYS[2] slots (hash: name -> last fired slot); KEYS[3] fingerprints (hash: name -> fingerprint);
+-- KEYS[4] claimed (hash: name -> when the slot in KEYS[2] was claimed; absent for a starting point).
 -- ARGV[1] the caller's id; then triples: ARGV[i] name, ARGV[i+1] fingerprint, ARGV[i+2] since (epoch ms).
 -- Returns: the last slot of each listed entry, in order; or -1 when the caller does not hold the lease.
 
@@ -15,11 +16,12 @@ for i = 2, #ARGV, 3 do
   if not last or redis.call('HGET', KEYS[3], name) ~= fingerprint then
     redis.call('HSET', KEYS[2], name, since)
     redis.call('HSET', KEYS[3], name, fingerprint)
+    redis.call('HDEL', KEYS[4], name)
     last = since
   end
   slots[#slots + 1] = last
 end
-for _, key in ipairs({ KEYS[2], KEYS[3] }) do
+for _, key in ipairs({ KEYS[2], KEYS[3], KEYS[4] }) do
   for _, name in ipairs(redis.call('HKEYS', key)) do
     if not listed[name] then redis.call('HDEL', key, name) end
   end
