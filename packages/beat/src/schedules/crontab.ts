@@ -8,7 +8,7 @@
  * Interval fields over the hour (`0 * * * *`) keep firing every real hour through both changes.
  * Slots are only ever computed forward (`next`), which keeps those rules the same in every process.
  */
-import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import type { CronExpression } from 'cron-parser';
 import { invalidSchedule, type Schedule, type SlotRange } from './schedule';
 
 /** Options of {@link crontab}. */
@@ -97,6 +97,9 @@ class CronSchedule implements Schedule {
       return invalidSchedule(`Unknown time zone "${tz}" for cron expression "${expression}". Use an IANA name such as 'Asia/Shanghai', 'Europe/Berlin' or 'UTC'.`);
     }
     try {
+      // Loaded on first use: every process that loads an app (pool children too) would pay for it.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { CronExpressionParser } = require('cron-parser') as typeof import('cron-parser');
       const cron = CronExpressionParser.parse(expression, { tz: tz ?? 'UTC', currentDate: new Date(0) });
       cron.next(); // some impossible dates only fail when a slot is looked for
       return cron;
