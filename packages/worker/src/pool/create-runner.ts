@@ -19,9 +19,9 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
     case 'prefork':
       return new PreforkPool({
         size: options.concurrency,
-        // Queue jobs ahead in each child (8 while tasks are short), unless prefetching is off (long
+        // Queue jobs ahead in each child (16 while tasks are short), unless prefetching is off (long
         // tasks: keep them free for other workers).
-        depth: options.prefetch > 0 ? 8 : 1,
+        depth: options.prefetch > 0 ? 16 : 1,
         appModule: resolve(options.appModule as string),
         codec: app.codec,
         maxTasksPerChild: options.maxTasksPerChild,
