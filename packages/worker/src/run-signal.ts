@@ -48,9 +48,16 @@ export class RunSignal {
     for (const listener of this.listeners.splice(0)) listener(reason);
   }
 
-  /** Calls `listener` once when the run is aborted (at once if it already was). */
-  onAbort(listener: (reason: unknown) => void): void {
-    if (this.abortedWith) listener(this.abortedWith.reason);
-    else this.listeners.push(listener);
+  /** Calls `listener` once when the run is aborted (at once if it already was); returns a function that removes it. */
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.abortedWith) {
+      listener(this.abortedWith.reason);
+      return () => undefined;
+    }
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
   }
 }

@@ -118,21 +118,43 @@ export class ChildHandle {
    */
   run(job: TaskJob, body: string): Promise<TaskOutcome | typeof UNSTARTED> {
     if (this.stateValue === 'dead' || this.stateValue === 'starting') return Promise.resolve(UNSTARTED);
+    // Revoked or handed back while it waited for a child: it must not start now.
+    if (job.stop.aborted) return Promise.resolve(abortedBeforeStart(job.stop.reason));
     this.stateValue = 'busy';
     const jobId = String(++nextJob);
     return new Promise((resolve) => {
-      const held: Held = { jobId, job, resolve, started: false, beganAt: 0, withdrawing: false, timer: undefined, killedFor: undefined };
+      let stopListening = (): void => undefined;
+      const held: Held = {
+        jobId,
+        job,
+        resolve: (outcome) => {
+          stopListening();
+          resolve(outcome);
+        },
+        started: false,
+        beganAt: 0,
+        withdrawing: false,
+        timer: undefined,
+        killedFor: undefined,
+      };
       this.held.set(jobId, held);
       // The child runs jobs in the order sent: one sent to an idle child starts now.
       if (this.held.size === 1) this.begin(held);
-      job.stop.onAbort((reason) => {
-        if (job.stop.abandoned && held.started) return this.kill(toRemoteError(reason));
-        this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
-      });
       const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
       if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
       this.send(message);
+      // After the run message, so that an abort always reaches the child after its job.
+      stopListening = job.stop.onAbort((reason) => {
+        if (job.stop.abandoned && held.started) return this.kill(toRemoteError(reason));
+        this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
+      });
     });
+  }
+
+  /** How long the job the child runs now has been running (ms); 0 when it runs none. */
+  runningFor(now: number): number {
+    const first = this.held.values().next().value as Held | undefined;
+    return first?.started ? now - first.beganAt : 0;
   }
 
   /**
@@ -247,6 +269,11 @@ export class ChildHandle {
     }
     this.held.clear();
   }
+}
+
+/** The outcome of a job that was aborted (revoked, handed back) before any child began it. */
+export function abortedBeforeStart(reason: unknown): TaskOutcome {
+  return { kind: 'failure', error: { name: 'AbortError', message: reason instanceof Error ? reason.message : String(reason) } };
 }
 
 /** A killed or crashed run: retried per the task's policy; otherwise a lost run is redelivered. */

@@ -8,7 +8,7 @@
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
+import { abortedBeforeStart, ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {
@@ -70,7 +70,9 @@ export class PreforkPool implements TaskRunner {
   /** Hands the job to a child the moment one has room; the child is claimed synchronously. */
   private dispatch(job: TaskJob, body: string): Promise<TaskOutcome | typeof UNSTARTED> {
     return new Promise((resolve) => {
+      let stopListening = (): void => undefined;
       const begin = (child: ChildHandle) => {
+        stopListening();
         const outcome = child.run(job, body);
         void outcome.then((result) => {
           this.offer(child);
@@ -78,8 +80,15 @@ export class PreforkPool implements TaskRunner {
         });
       };
       const child = this.pick();
-      if (child) begin(child);
-      else this.waiting.push(begin);
+      if (child) return begin(child);
+      this.waiting.push(begin);
+      // Revoked or handed back while waiting for room: leave the line at once.
+      stopListening = job.stop.onAbort((reason) => {
+        const index = this.waiting.indexOf(begin);
+        if (index < 0) return;
+        this.waiting.splice(index, 1);
+        resolve(abortedBeforeStart(reason));
+      });
     });
   }
 
@@ -94,6 +103,9 @@ export class PreforkPool implements TaskRunner {
 
   private spawn(): ChildHandle {
     const child = new ChildHandle(this.options);
+    // A replacement starts from what its siblings learned: a fresh child must not be sent 16 long tasks.
+    const siblings = [...this.all];
+    if (siblings.length > 0) child.averageMs = siblings.reduce((sum, sibling) => sum + sibling.averageMs, 0) / siblings.length;
     this.all.add(child);
     void child.whenExited().then(() => this.all.delete(child));
     child.whenReady().then(
@@ -137,9 +149,14 @@ export class PreforkPool implements TaskRunner {
     }
   }
 
-  /** How many jobs `child` may hold now. */
-  private depthOf(child: ChildHandle): number {
-    return child.averageMs <= SHORT_TASK_MS ? this.options.depth : Math.min(this.options.depth, 2);
+  /**
+   * How many jobs `child` may hold now: deep for short tasks, one ahead for longer ones, and none
+   * ahead while its current task runs long (jobs queued there would only be taken back).
+   */
+  private depthOf(child: ChildHandle, now = Date.now()): number {
+    const running = child.runningFor(now);
+    if (running >= WITHDRAW_AFTER_MS) return 1;
+    return child.averageMs <= SHORT_TASK_MS && running <= SHORT_TASK_MS ? this.options.depth : Math.min(this.options.depth, 2);
   }
 
   /** Why a child must take no more jobs (and leave once it holds none); `held` jobs count as run. */
