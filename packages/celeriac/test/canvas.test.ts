@@ -217,6 +217,23 @@ describe('canvas (memory broker, inline worker)', () => {
     expect(never.calls).toEqual([]);
   });
 
+  it('dependsOn: one failed dependency fails the task at once, while another still runs', async () => {
+    const { boom } = math();
+    const gate = deferred<string>();
+    const slow = t.app.task('slow', () => gate.promise);
+    const never = recorder('never');
+    await t.startWorker({ concurrency: 2 });
+    const pending = slow.delay();
+    const failing = boom.delay();
+    const dependent = never.handle.applyAsync([], { dependsOn: [pending, failing] });
+    const error = (await dependent.catch((reason: unknown) => reason)) as TaskFailedError;
+    expect(error.remote).toMatchObject({ name: DependencyFailedError.name, message: expect.stringContaining(failing.id) });
+    expect(await pending.state()).not.toBe('SUCCESS');
+    gate.resolve('done');
+    await pending;
+    expect(never.calls).toEqual([]);
+  });
+
   it('dependsOn a failed task: DependencyFailedError, and the task never runs', async () => {
     const { boom } = math();
     const never = recorder('never');

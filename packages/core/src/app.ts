@@ -13,6 +13,7 @@ import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
 import type { Broker, BrokerSettings } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
+import { optionalMilliseconds } from './duration';
 import { CeleriacError } from './errors';
 import { buildMessage } from './internal/build-message';
 import { Publisher } from './internal/publisher';
@@ -194,7 +195,7 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     await this.backend.store([entry]);
     // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.
     if (message?.flow) {
-      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => step.resultTtl ?? this.options.resultTtl };
+      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => step.resultTtl ?? optionalMilliseconds(this.registry.get(step.task)?.options.resultTtl, 'resultTtl') ?? this.options.resultTtl };
       await failFlow(context, message, { state: 'REVOKED', reason: `step ${id} revoked` });
     }
   }

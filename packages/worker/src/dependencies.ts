@@ -3,7 +3,7 @@
  * without a slot while it waits for the dependencies' completion notices (no polling), then takes a
  * slot and runs it; a failed or revoked dependency fails it instead.
  */
-import { DependencyFailedError, isReadyState, type TaskMessage } from '@celeriac/core';
+import { DependencyFailedError, isReadyState, type TaskMessage, type TaskRecord } from '@celeriac/core';
 import type { RunContext } from './run-delivery';
 import type { RunSignal } from './run-signal';
 
@@ -16,10 +16,10 @@ export async function awaitDependencies(run: RunContext, message: TaskMessage, s
   const backend = run.app.backend;
   // Most dependencies are already done: look first, and give up the slot only to wait.
   let records = await backend.getMany(ids);
-  if (records.some((record) => record === undefined || !isReadyState(record.state))) {
+  if (!records.some(endedBadly) && records.some((record) => record === undefined || !isReadyState(record.state))) {
     run.released(message.id);
     try {
-      records = await Promise.all(ids.map((id) => backend.waitFor(id, stop.signal)));
+      records = await untilAllSucceedOrOneFails(run, ids, stop);
     } catch (error) {
       if (stop.abandoned) return 'abandoned';
       if (stop.aborted && run.isRevoked(message.id)) return 'revoked';
@@ -30,9 +30,39 @@ export async function awaitDependencies(run: RunContext, message: TaskMessage, s
     // Revoked while it waited: refused like any reserved task that has not started.
     if (run.isRevoked(message.id)) return 'revoked';
   }
-  const failed = records.findIndex((record) => record?.state !== 'SUCCESS');
+  const failed = records.findIndex(endedBadly);
   if (failed < 0) return 'ready';
   const record = records[failed];
   const how = record?.state === 'FAILURE' && record.error ? `failed (${record.error.name}: ${record.error.message})` : `ended ${record?.state}`;
   return new DependencyFailedError(`Task ${message.task}[${message.id}] did not run: its dependency ${ids[failed]} ${how}.`);
+}
+
+/**
+ * Waits for every dependency's final record, but stops at the first that did not succeed: the task
+ * fails then, however long the others take.
+ */
+async function untilAllSucceedOrOneFails(run: RunContext, ids: readonly string[], stop: RunSignal): Promise<Array<TaskRecord | undefined>> {
+  const done = new AbortController();
+  const signal = AbortSignal.any([stop.signal, done.signal]);
+  const records: Array<TaskRecord | undefined> = new Array(ids.length);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let left = ids.length;
+      ids.forEach((id, index) => {
+        run.app.backend.waitFor(id, signal).then((record) => {
+          records[index] = record;
+          left -= 1;
+          if (record.state !== 'SUCCESS' || left === 0) resolve();
+        }, reject);
+      });
+    });
+  } finally {
+    done.abort(new Error('dependencies settled'));
+  }
+  return records;
+}
+
+/** A dependency that ended, but not in success (FAILURE, REVOKED). */
+function endedBadly(record: TaskRecord | undefined): boolean {
+  return record !== undefined && isReadyState(record.state) && record.state !== 'SUCCESS';
 }

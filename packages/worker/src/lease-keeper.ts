@@ -27,6 +27,9 @@ export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
+  /** Dead-lettered tasks whose workflow is still to be settled (retried each sweep until it is). */
+  private unsettled: Array<{ body: string; error: RemoteError }> = [];
+
   constructor(private readonly options: LeaseKeeperOptions) {}
 
   /** Starts the timer; the first sweep runs at once so tasks of a crashed predecessor come back quickly. */
@@ -34,6 +37,16 @@ export class LeaseKeeper {
     const interval = Math.max(250, Math.floor(this.options.visibilityTimeout / 3));
     this.timer = setInterval(() => void this.tick(), interval);
     void this.tick();
+  }
+
+  /** Settles the workflows of dead-lettered tasks; those that fail (Redis away) wait for the next sweep. */
+  private async settleWorkflows(): Promise<void> {
+    const pending = this.unsettled;
+    this.unsettled = [];
+    const outcomes = await Promise.allSettled(pending.map(({ body, error }) => this.options.failed(body, error)));
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') this.unsettled.push(pending[index] as { body: string; error: RemoteError });
+    });
   }
 
   /** Stops the timer and waits for a sweep in progress. */
@@ -68,9 +81,10 @@ export class LeaseKeeper {
           return entry;
         });
         await this.options.store(entries);
-        await Promise.all(report.dead.map((dead, index) => this.options.failed(dead.body, errors[index] as RemoteError)));
+        this.unsettled.push(...report.dead.map((dead, index) => ({ body: dead.body, error: errors[index] as RemoteError })));
         logger.error({ ids: report.dead.map((dead) => dead.id) }, `Dead-lettered ${report.dead.length} task(s) delivered too often`);
       }
+      await this.settleWorkflows();
     } catch (error) {
       logger.warn({ error: toRemoteError(error) }, 'Lease renewal failed; will retry');
     }

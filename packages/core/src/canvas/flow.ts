@@ -6,6 +6,7 @@
  */
 import type { LaunchOptions } from '../app';
 import type { ResultBackend, StoreEntry, TaskRecord } from '../backend';
+import { isReadyState } from '../states';
 import { ChordError, toRemoteError, type CeleriacErrorCode, type RemoteError } from '../errors';
 import type { TaskMessage } from '../message';
 import { firstTaskOf, memberId, tasksOf, type CanvasNode, type Continuation, type GroupMembership } from './nodes';
@@ -60,7 +61,7 @@ export async function continueFlow(context: FlowContext, message: TaskMessage, v
 export async function failFlow(context: FlowContext, message: TaskMessage, failure: StepFailure): Promise<void> {
   const flow = message.flow;
   if (!flow) return;
-  const launches: Array<Promise<void>> = [context.store(settleSteps(context, message, flow.then ?? [], failure, message.id))];
+  const launches: Array<Promise<void>> = [settleSteps(context, message, flow.then ?? [], failure)];
   if (flow.member) launches.push(failChord(context, message, flow.member, failure));
   if (failure.state === 'FAILURE') {
     const error = failure.error ?? { name: 'Error', message: 'unknown failure' };
@@ -75,9 +76,13 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
   const progress = await backend.groupMemberDone(member.group, member.index, member.size, context.ttlOf(message));
   const full = progress.done >= member.size;
   if (!progress.completed && !(progress.repeated && full)) return;
-  // A re-run of the member that completed the group: start the body only if it never started.
-  if (progress.repeated && (await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
+  // The body started already (a re-run of the completing member), or a failed member failed the
+  // chord (and its errbacks ran): never start it now.
+  if ((await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
   const records = await readMembers(context, member);
+  // A member counted before and running again (its worker died before the ack) shows a state in
+  // between: its re-run completes the group when it ends.
+  if (records.some((record) => record !== undefined && !isReadyState(record.state))) return;
   const missing = records.findIndex((record) => record?.state !== 'SUCCESS');
   if (missing >= 0) {
     const error = new ChordError(`Chord ${member.group} cannot run its callback: the result of member ${missing} (${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`);
@@ -112,8 +117,8 @@ async function failChord(context: FlowContext, message: TaskMessage, member: Gro
   const { backend } = context.app;
   const failed = await backend.groupMemberDone(`${member.group}:failed`, member.index, member.size, context.ttlOf(message));
   if (!failed.repeated && failed.done > 1) return; // another member failed it first
-  // A re-run of a failed member: settle the body only if it was not settled before.
-  if (failed.repeated && (await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
+  // The body started (every member had succeeded before this re-run failed) or was settled already.
+  if ((await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
   const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : failure.reason ?? failure.state;
   const error = new ChordError(`Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`);
   await settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
@@ -121,23 +126,32 @@ async function failChord(context: FlowContext, message: TaskMessage, member: Gro
 
 /** Fails every step of a continuation that will not run, calls its first step's errbacks, and fails the enclosing chord. */
 async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
-  const launches: Array<Promise<void>> = [context.store(settleSteps(context, message, continuation.steps, failure, message.id))];
+  const launches: Array<Promise<void>> = [settleSteps(context, message, continuation.steps, failure)];
   const first = firstTaskOf(chainOf(continuation.steps));
   for (const errback of first.linkError ?? []) launches.push(context.app.launchCanvas(errback, [first.options.taskId, failure.error], lineageOf(message)));
   if (continuation.member) launches.push(failChord(context, message, continuation.member, failure));
   await Promise.all(launches);
 }
 
-/** Records for the steps that will not run. */
-function settleSteps(context: FlowContext, message: TaskMessage, steps: readonly CanvasNode[], failure: StepFailure, cause: string): StoreEntry[] {
+/**
+ * Stores records for the steps that will not run. If any of them has a record, the workflow went on
+ * already (a step can fail on a re-run after its first run had started what follows, before a crash
+ * kept it from being acked): then nothing is written over it.
+ */
+async function settleSteps(context: FlowContext, message: TaskMessage, steps: readonly CanvasNode[], failure: StepFailure): Promise<void> {
+  const tasks = tasksOf(steps);
+  if (tasks.length === 0) return;
+  const existing = await context.app.backend.getMany(tasks.map((step) => step.options.taskId as string));
+  if (existing.some((record) => record !== undefined)) return;
   const ttl = context.ttlOf(message);
-  return tasksOf(steps).map((step) => {
-    const record: TaskRecord = { id: step.options.taskId as string, state: failure.state, task: step.task, date: Date.now(), meta: { reason: failure.reason ?? `step ${cause} failed`, cause } };
+  const entries = tasks.map((step): StoreEntry => {
+    const record: TaskRecord = { id: step.options.taskId as string, state: failure.state, task: step.task, date: Date.now(), meta: { reason: failure.reason ?? `step ${message.id} failed`, cause: message.id } };
     if (failure.error) record.error = failure.error;
     const entry: StoreEntry = { record, ttl };
     if (message.replyTo !== undefined) entry.replyTo = message.replyTo;
     return entry;
   });
+  await context.store(entries);
 }
 
 async function readMembers(context: FlowContext, member: GroupMembership): Promise<Array<TaskRecord | undefined>> {
