@@ -65,7 +65,7 @@ export async function failFlow(context: FlowContext, message: TaskMessage, failu
   if (flow.member) launches.push(failChord(context, message, flow.member, failure));
   if (failure.state === 'FAILURE') {
     const error = failure.error ?? { name: 'Error', message: 'unknown failure' };
-    for (const errback of flow.linkError ?? []) launches.push(context.app.launchCanvas(errback, [message.id, error], lineageOf(message)));
+    for (const errback of flow.linkError ?? []) launches.push(launchOrFail(context, message, { steps: [errback] }, () => context.app.launchCanvas(errback, [message.id, error], lineageOf(message))));
   }
   await Promise.all(launches);
 }
@@ -128,7 +128,9 @@ async function failChord(context: FlowContext, message: TaskMessage, member: Gro
 async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
   const launches: Array<Promise<void>> = [settleSteps(context, message, continuation.steps, failure)];
   const first = firstTaskOf(chainOf(continuation.steps));
-  for (const errback of first.linkError ?? []) launches.push(context.app.launchCanvas(errback, [first.options.taskId, failure.error], lineageOf(message)));
+  for (const errback of first.linkError ?? []) {
+    launches.push(launchOrFail(context, message, { steps: [errback] }, () => context.app.launchCanvas(errback, [first.options.taskId, failure.error], lineageOf(message))));
+  }
   if (continuation.member) launches.push(failChord(context, message, continuation.member, failure));
   await Promise.all(launches);
 }
