@@ -1,5 +1,6 @@
 /** Canvas on one process (memory broker, inline worker): the semantics of each primitive. */
 import { chain, chord, ChordError, DependencyFailedError, group, GroupResult, TaskFailedError, TaskRevokedError, type AsyncResult, type RemoteError } from 'celeriac';
+import { decodeMessage } from '@celeriac/core';
 import { deferred } from '@celeriac/core/testing';
 import { useApp } from './support/app';
 
@@ -275,6 +276,19 @@ describe('canvas (memory broker, inline worker)', () => {
     expect(t.logs.filter((entry) => entry.level === 'error')).toEqual([]);
     // The first step was acked; the second waits in the queue for the next worker.
     expect(await broker.stats('default')).toMatchObject({ ready: 1, active: 0 });
+  });
+
+  it("a group's results expire together: every member keeps its result as long as the longest-lived one", async () => {
+    const { add } = math();
+    const brief = t.app.task('brief', (value: number) => value, { resultTtl: '1m' });
+    const result = group([brief.s(1), chain(add.s(1, 1), add.s(1))]).applyAsync();
+    await result.sent;
+    const messages = (await t.app.broker.reserve(['default'], 10)).map((delivery) => decodeMessage(t.app.codec, delivery.body));
+    const member = messages.find((message) => message.id === result.ids[0]);
+    expect(member?.resultTtl).toBe(t.app.options.resultTtl);
+    // The chain's last step (the member's result) carries it too, in the first step's workflow.
+    const firstStep = messages.find((message) => message.task === 'math.add');
+    expect(firstStep?.flow?.then?.[0]).toMatchObject({ kind: 'task', options: { taskId: result.ids[1], resultTtl: t.app.options.resultTtl } });
   });
 
   it('signatures and workflows are plain data', () => {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { AsyncResult, type ResultSource, type RevokeOptions } from './async-result';
 import { failFlow, type FlowContext } from './canvas/flow';
+import { alignGroupTtls } from './canvas/group-ttl';
 import { GroupResult } from './canvas/group-result';
 import { planLaunch } from './canvas/launch';
 import { memberId, type CanvasNode, type Continuation, type Flow } from './canvas/nodes';
@@ -13,7 +14,7 @@ import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
 import type { Broker, BrokerSettings } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
-import { optionalMilliseconds } from './duration';
+import { optionalMilliseconds, type Duration } from './duration';
 import { CeleriacError } from './errors';
 import { buildMessage } from './internal/build-message';
 import { Publisher } from './internal/publisher';
@@ -157,9 +158,15 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options: LaunchOptions = {}): Promise<void> {
     this.assertOpen();
     const { next, idempotent = false, ...extras } = options;
-    const messages = planLaunch(node, parentArgs, next).map(({ node: step, args, flow }) => this.buildMessage(step.task, args, step.options, { ...extras, flow }));
+    const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
+    const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) => this.buildMessage(step.task, args, step.options, { ...extras, flow }));
     const envelopes = messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
     return Promise.all(envelopes.map((envelope) => this.publisher.publish(envelope))).then(() => undefined);
+  }
+
+  /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
+  resultTtlOf(task: string, call: Duration | undefined): number {
+    return optionalMilliseconds(call, 'resultTtl') ?? optionalMilliseconds(this.registry.get(task)?.options.resultTtl, 'resultTtl') ?? this.options.resultTtl;
   }
 
   /** A handle on the results of group `id` of `size` members, from any process. */
@@ -195,7 +202,7 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     await this.backend.store([entry]);
     // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.
     if (message?.flow) {
-      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => step.resultTtl ?? optionalMilliseconds(this.registry.get(step.task)?.options.resultTtl, 'resultTtl') ?? this.options.resultTtl };
+      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => step.resultTtl ?? this.resultTtlOf(step.task, undefined) };
       await failFlow(context, message, { state: 'REVOKED', reason: `step ${id} revoked` });
     }
   }
