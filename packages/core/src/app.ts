@@ -202,7 +202,7 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     await this.backend.store([entry]);
     // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.
     if (message?.flow) {
-      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => step.resultTtl ?? this.resultTtlOf(step.task, undefined) };
+      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
       await failFlow(context, message, { state: 'REVOKED', reason: `step ${id} revoked` });
     }
   }

@@ -41,6 +41,7 @@ export {
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
+export { warningsToStderr, type Logger } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';

@@ -1,17 +1,7 @@
-/** The logger a worker writes to: any object with these four methods (pino fits). */
+/** The logger a worker writes to: any object with `debug`, `info`, `warn` and `error` (pino fits). */
+import { warningsToStderr, type Logger } from '@celeriac/core';
 
-/** Structured log sink: `fields` first, then a human message. */
-export interface Logger {
-  debug(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type { Logger };
 
 /** Logs warnings and errors to stderr; drops the rest. The default for in-process workers. */
-export const quietLogger: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (fields, message) => console.warn(`[celeriac] ${message}`, fields),
-  error: (fields, message) => console.error(`[celeriac] ${message}`, fields),
-};
+export const quietLogger: Logger = warningsToStderr('celeriac');

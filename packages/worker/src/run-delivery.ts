@@ -214,8 +214,7 @@ function record(id: string, state: TaskState, fields: Partial<TaskRecord>): Task
 }
 
 function ttlOf(run: RunContext, message: TaskMessage | undefined): number {
-  const definitionTtl = message ? run.app.registry.get(message.task)?.options.resultTtl : undefined;
-  return message?.resultTtl ?? optionalMilliseconds(definitionTtl, 'resultTtl') ?? run.app.options.resultTtl;
+  return message ? run.app.resultTtlOf(message.task, message.resultTtl) : run.app.options.resultTtl;
 }
 
 function entryFor(run: RunContext, message: TaskMessage | undefined, taskRecord: TaskRecord): StoreEntry {

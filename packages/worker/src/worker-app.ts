@@ -1,5 +1,5 @@
 /** What a worker needs from its app; `CeleriacCore` provides it. */
-import type { Broker, CanvasNode, Closeable, Codec, LaunchOptions, ResolvedAppOptions, ResultBackend, TaskRegistry } from '@celeriac/core';
+import type { Broker, CanvasNode, Closeable, Codec, Duration, LaunchOptions, ResolvedAppOptions, ResultBackend, TaskRegistry } from '@celeriac/core';
 
 /** The parts of an app a worker uses. */
 export interface WorkerApp {
@@ -12,6 +12,8 @@ export interface WorkerApp {
   replyToOf(body: string): string | undefined;
   /** Publishes the first tasks of a workflow node (the steps after a finished one). */
   launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options?: LaunchOptions): Promise<void>;
+  /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
+  resultTtlOf(task: string, call: Duration | undefined): number;
   /** Registers the worker so that closing the app closes it. */
   track(closeable: Closeable): () => void;
 }
