@@ -212,9 +212,18 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     return this.decodeOrUndefined(body)?.replyTo;
   }
 
-  private decodeOrUndefined(body: string): TaskMessage | undefined {
+  /**
+   * Decodes a message with the app's secret.
+   * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` or `CELERIAC_BAD_SIGNATURE`.
+   */
+  decode(body: string): TaskMessage {
+    return decodeMessage(this.codec, body, { secret: this.options.secret });
+  }
+
+  /** The decoded message, or undefined when it does not decode (or is not signed as it must be). */
+  decodeOrUndefined(body: string): TaskMessage | undefined {
     try {
-      return decodeMessage(this.codec, body, { secret: this.options.secret });
+      return this.decode(body);
     } catch {
       return undefined;
     }

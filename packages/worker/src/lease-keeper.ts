@@ -2,7 +2,7 @@
  * Keeps the leases of this worker's tasks alive, and returns lapsed tasks of dead workers to their
  * queues: one broker call each, every third of the visibility timeout. No monitor process needed.
  */
-import { toRemoteError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry } from '@celeriac/core';
+import { toRemoteError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry, type TaskMessage } from '@celeriac/core';
 import type { Logger } from './logger';
 
 /** What the keeper needs. */
@@ -13,12 +13,12 @@ export interface LeaseKeeperOptions {
   resultTtl: number;
   /** The deliveries this worker holds right now. */
   held(): Iterable<Delivery>;
-  /** The sender's channel named in a message body, so it hears of the failure. */
-  replyToOf(body: string): string | undefined;
+  /** Decodes a message body (undefined when it does not decode). */
+  decode(body: string): TaskMessage | undefined;
   /** Stores records (FAILURE of dead-lettered tasks). */
   store(entries: StoreEntry[]): Promise<void>;
   /** Settles what a dead-lettered task's workflow would have run after it (after its record is stored). */
-  failed(body: string, error: RemoteError): Promise<void>;
+  failed(message: TaskMessage, error: RemoteError): Promise<void>;
   logger: Logger;
 }
 
@@ -28,7 +28,7 @@ export class LeaseKeeper {
   private running: Promise<void> | undefined;
 
   /** Dead-lettered tasks whose workflow is still to be settled (retried each sweep until it is). */
-  private unsettled: Array<{ body: string; error: RemoteError }> = [];
+  private unsettled: Array<{ message: TaskMessage; error: RemoteError }> = [];
 
   constructor(private readonly options: LeaseKeeperOptions) {}
 
@@ -43,9 +43,9 @@ export class LeaseKeeper {
   private async settleWorkflows(): Promise<void> {
     const pending = this.unsettled;
     this.unsettled = [];
-    const outcomes = await Promise.allSettled(pending.map(({ body, error }) => this.options.failed(body, error)));
+    const outcomes = await Promise.allSettled(pending.map(({ message, error }) => this.options.failed(message, error)));
     outcomes.forEach((outcome, index) => {
-      if (outcome.status === 'rejected') this.unsettled.push(pending[index] as { body: string; error: RemoteError });
+      if (outcome.status === 'rejected') this.unsettled.push(pending[index] as { message: TaskMessage; error: RemoteError });
     });
   }
 
@@ -73,15 +73,19 @@ export class LeaseKeeper {
         logger.warn({ ids: report.requeued }, `Requeued ${report.requeued.length} task(s) whose worker stopped renewing its lease`);
       }
       if (report.dead.length > 0) {
-        const errors = report.dead.map((dead) => toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)));
-        const entries = report.dead.map((dead, index): StoreEntry => {
-          const entry: StoreEntry = { record: { id: dead.id, state: 'FAILURE', error: errors[index], date: Date.now() }, ttl: this.options.resultTtl };
-          const replyTo = this.options.replyToOf(dead.body);
-          if (replyTo !== undefined) entry.replyTo = replyTo;
+        const failures = report.dead.map((dead) => ({
+          dead,
+          message: this.options.decode(dead.body),
+          error: toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)),
+        }));
+        const entries = failures.map(({ dead, message, error }): StoreEntry => {
+          const entry: StoreEntry = { record: { id: dead.id, state: 'FAILURE', error, date: Date.now() }, ttl: this.options.resultTtl };
+          // The sender's channel, so it hears of the failure.
+          if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
           return entry;
         });
         await this.options.store(entries);
-        this.unsettled.push(...report.dead.map((dead, index) => ({ body: dead.body, error: errors[index] as RemoteError })));
+        for (const { message, error } of failures) if (message?.flow) this.unsettled.push({ message, error });
         logger.error({ ids: report.dead.map((dead) => dead.id) }, `Dead-lettered ${report.dead.length} task(s) delivered too often`);
       }
       await this.settleWorkflows();

@@ -7,8 +7,6 @@ import {
   continueFlow,
   failFlow,
   type FlowContext,
-  decodeMessage,
-  encodeMessage,
   optionalMilliseconds,
   toRemoteError,
   UnknownTaskError,
@@ -63,7 +61,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   const { app, logger } = run;
   let message: TaskMessage;
   try {
-    message = decodeMessage(app.codec, delivery.body, { secret: app.options.secret });
+    message = app.decode(delivery.body);
   } catch (error) {
     const reason = `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
@@ -140,19 +138,12 @@ async function settle(
     case 'success': {
       const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
       const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore ? base : { ...base, result: outcome.value }));
-      if (message.flow) {
-        // Stored, then the next steps published, then acked: a crash in between re-runs this step.
-        await run.settler.store(entry);
-        await continueFlow(flowContext(run), message, outcome.value);
-        await run.settler.finish(delivery);
-      } else {
-        await run.settler.finish(delivery, entry);
-      }
+      await settleStep(run, delivery, message, entry, (context) => continueFlow(context, message, outcome.value));
       logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;
     }
     case 'retry': {
-      const body = encodeMessage(app.codec, { ...message, retries: message.retries + 1 }, { secret: app.options.secret, maxBytes: app.options.maxMessageSize });
+      const body = app.encode({ ...message, retries: message.retries + 1 });
       await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
       logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
@@ -176,32 +167,31 @@ async function settle(
   }
 }
 
-/** Stores a FAILURE, settles the workflow steps that will not run, and acks. */
-async function fail(run: RunContext, delivery: Delivery, message: TaskMessage, error: RemoteError, fields: Partial<TaskRecord>): Promise<void> {
-  const entry = entryFor(run, message, record(message.id, 'FAILURE', { ...fields, error }));
+/**
+ * Stores a step's final record and acks it. With a workflow, the record is stored, then `moveOn`
+ * starts (or settles) what follows, then the step is acked: a crash in between re-runs the step.
+ */
+async function settleStep(run: RunContext, delivery: Delivery, message: TaskMessage, entry: StoreEntry, moveOn: (context: FlowContext) => Promise<void>): Promise<void> {
   if (!message.flow) return run.settler.finish(delivery, entry);
   await run.settler.store(entry);
-  await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+  await moveOn(flowContext(run));
   await run.settler.finish(delivery);
 }
 
-async function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
+/** Stores a FAILURE, settles the workflow steps that will not run, and acks. */
+function fail(run: RunContext, delivery: Delivery, message: TaskMessage, error: RemoteError, fields: Partial<TaskRecord>): Promise<void> {
+  const entry = entryFor(run, message, record(message.id, 'FAILURE', { ...fields, error }));
+  return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'FAILURE', error }));
+}
+
+function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
-  if (!message.flow) return run.settler.finish(delivery, entry);
-  await run.settler.store(entry);
-  await failFlow(flowContext(run), message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` });
-  await run.settler.finish(delivery);
+  return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }));
 }
 
 /** Settles the workflow after a task that was dead-lettered without running to an end. */
-export async function failDeadLettered(run: RunContext, body: string, error: RemoteError): Promise<void> {
-  let message: TaskMessage;
-  try {
-    message = decodeMessage(run.app.codec, body, { secret: run.app.options.secret });
-  } catch {
-    return; // a message that does not decode carries no workflow we could trust
-  }
+export async function failDeadLettered(run: RunContext, message: TaskMessage, error: RemoteError): Promise<void> {
   if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
 }
 

@@ -4,7 +4,7 @@
  * so a crash in between re-runs the task rather than losing its result. A STARTED record waits a
  * few milliseconds: a task that ends sooner never needs it, which halves the writes of short tasks.
  */
-import type { Broker, Delivery, ResultBackend, StoreEntry } from '@celeriac/core';
+import { isReadyState, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
 
 /** How long a STARTED record waits for the task's next state before it is written. */
 const STARTED_GRACE_MS = 20;
@@ -35,11 +35,12 @@ export class Settler {
 
   /** Stores a record in the next batch. */
   store(entry: StoreEntry): Promise<void> {
-    // A STARTED still waiting goes first, so listeners see every state in order.
+    // A STARTED still waiting goes first, so listeners see every state in order; a final record
+    // makes it moot (as in finish()), which spares short workflow steps a write.
     const started = this.pendingStarted.get(entry.record.id);
     if (started) {
       this.pendingStarted.delete(entry.record.id);
-      this.stores.push(started);
+      if (!isReadyState(entry.record.state)) this.stores.push(started);
     }
     this.stores.push(entry);
     return this.wait();

@@ -1,5 +1,5 @@
 /** What a worker needs from its app; `CeleriacCore` provides it. */
-import type { Broker, CanvasNode, Closeable, Codec, Duration, LaunchOptions, ResolvedAppOptions, ResultBackend, TaskRegistry } from '@celeriac/core';
+import type { Broker, CanvasNode, Closeable, Codec, Duration, LaunchOptions, ResolvedAppOptions, ResultBackend, TaskMessage, TaskRegistry } from '@celeriac/core';
 
 /** The parts of an app a worker uses. */
 export interface WorkerApp {
@@ -8,10 +8,14 @@ export interface WorkerApp {
   readonly registry: TaskRegistry;
   readonly broker: Broker;
   readonly backend: ResultBackend;
-  /** The sender's notification channel named in an encoded message, if it decodes. */
-  replyToOf(body: string): string | undefined;
+  /** Decodes a message with the app's secret; throws when it does not decode or is forged. */
+  decode(body: string): TaskMessage;
+  /** The decoded message, or undefined when it does not decode. */
+  decodeOrUndefined(body: string): TaskMessage | undefined;
   /** Publishes the first tasks of a workflow node (the steps after a finished one). */
   launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options?: LaunchOptions): Promise<void>;
+  /** Encodes a message with the app's secret and size limit. */
+  encode(message: TaskMessage): string;
   /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
   resultTtlOf(task: string, call: Duration | undefined): number;
   /** Registers the worker so that closing the app closes it. */

@@ -97,8 +97,8 @@ export class Worker implements Closeable {
       resultTtl: options.resultTtl,
       held: () => [...this.running.values()].map((run) => run.delivery),
       store: (entries) => backend.store(entries),
-      replyToOf: (body) => this.app.replyToOf(body),
-      failed: (body, error) => failDeadLettered(this.runContext, body, error),
+      decode: (body) => this.app.decodeOrUndefined(body),
+      failed: (message, error) => failDeadLettered(this.runContext, message, error),
       logger: this.options.logger,
     });
     this.runner = createRunner(this.app, this.options);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage } from './protocol';
+import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage } from './protocol';
 
 /** Where a pool child starts: the compiled child entry next to this file. */
 const CHILD_ENTRY = join(__dirname, 'child-main.js');
@@ -232,12 +232,10 @@ export class ChildHandle {
         this.held.delete(message.jobId);
         // The child begins its next job the moment it finishes this one (a dropped job never began).
         if (held.started) {
-          const next = this.held.values().next().value as Held | undefined;
-          if (next) this.begin(next);
-        }
-        if (held.started) {
           this.tasksRun += 1;
           this.averageMs += (Date.now() - held.beganAt - this.averageMs) / 8;
+          const next = this.held.values().next().value as Held | undefined;
+          if (next) this.begin(next);
         }
         this.rss = message.rss;
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
@@ -269,11 +267,6 @@ export class ChildHandle {
     }
     this.held.clear();
   }
-}
-
-/** The outcome of a job that was aborted (revoked, handed back) before any child began it. */
-export function abortedBeforeStart(reason: unknown): TaskOutcome {
-  return { kind: 'failure', error: { name: 'AbortError', message: reason instanceof Error ? reason.message : String(reason) } };
 }
 
 /** A killed or crashed run: retried per the task's policy; otherwise a lost run is redelivered. */

@@ -7,11 +7,11 @@
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
 import { Worker as Thread } from 'node:worker_threads';
-import { decodeMessage, toRemoteError, type TaskState } from '@celeriac/core';
+import { toRemoteError, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
-import { isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
 /** Jobs received, not finished; the first one runs. */
 const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
@@ -32,7 +32,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   const stop = signals.get(message.jobId) ?? new RunSignal();
   let outcome: WireOutcome;
   try {
-    const task = decodeMessage(app.codec, message.body, { secret: app.options.secret });
+    const task = app.decode(message.body);
     const definition = app.registry.get(task.task);
     if (!definition) throw new Error(`The pool child has no task named ${task.task}; it loaded another version of the app module.`);
     const result: TaskOutcome = await runTask(
@@ -94,6 +94,15 @@ function main(): void {
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }
 
+/** Removes a job that waits behind the running one; false when it is not waiting (running or gone). */
+function dropQueued(jobId: string): boolean {
+  const index = queue.findIndex((queued) => queued.jobId === jobId);
+  if (index <= 0) return false;
+  queue.splice(index, 1);
+  signals.delete(jobId);
+  return true;
+}
+
 /** Handles one message of the parent (they come alone, or several in one list). */
 function handle(app: LoadedApp, message: unknown): void {
   if (!isParentMessage(message)) return;
@@ -102,23 +111,13 @@ function handle(app: LoadedApp, message: unknown): void {
     queue.push(message);
     if (queue.length === 1) void drain(app);
   } else if (message.type === 'withdraw') {
-    // Only a job that has not begun can go back; the running one (index 0) stays.
-    const index = queue.findIndex((queued) => queued.jobId === message.jobId);
-    if (index > 0) {
-      queue.splice(index, 1);
-      signals.delete(message.jobId);
-      send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
-    }
+    // Only a job that has not begun can go back; the running one stays.
+    if (dropQueued(message.jobId)) send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
+  } else if (dropQueued(message.jobId)) {
+    // An aborted job still waiting behind the running one is simply dropped.
+    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: process.memoryUsage.rss() });
   } else {
-    // A job still waiting behind the running one is simply dropped; the running one sees its signal abort.
-    const index = queue.findIndex((queued) => queued.jobId === message.jobId);
-    if (index > 0) {
-      queue.splice(index, 1);
-      signals.delete(message.jobId);
-      send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: { kind: 'failure', error: { name: 'AbortError', message: message.reason } }, rss: process.memoryUsage.rss() });
-    } else {
-      signals.get(message.jobId)?.abort(new Error(message.reason));
-    }
+    signals.get(message.jobId)?.abort(new Error(message.reason));
   }
 }
 

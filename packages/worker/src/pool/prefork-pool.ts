@@ -8,7 +8,8 @@
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { abortedBeforeStart, ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
+import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
+import { abortedBeforeStart } from './protocol';
 
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {

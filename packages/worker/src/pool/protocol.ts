@@ -48,3 +48,8 @@ export function isChildMessage(value: unknown): value is ChildMessage {
 export function isParentMessage(value: unknown): value is ParentMessage {
   return typeof value === 'object' && value !== null && (value as { v?: unknown }).v === PROTOCOL_VERSION;
 }
+
+/** The outcome of a job aborted (revoked, handed back) before it began, in the parent or the child. */
+export function abortedBeforeStart(reason: unknown): Extract<WireOutcome, { kind: 'failure' }> {
+  return { kind: 'failure', error: { name: 'AbortError', message: reason instanceof Error ? reason.message : String(reason) } };
+}
