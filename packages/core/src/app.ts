@@ -197,7 +197,7 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     const { removed, body } = await this.broker.revoke({ id, terminate: options.terminate ?? false });
     if (!removed) return;
     const message = body === undefined ? undefined : this.decodeOrUndefined(body);
-    const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: message?.resultTtl ?? this.options.resultTtl };
+    const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: message ? this.resultTtlOf(message.task, message.resultTtl) : this.options.resultTtl };
     if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
     await this.backend.store([entry]);
     // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.

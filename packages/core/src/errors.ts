@@ -159,6 +159,11 @@ export class BrokerUnavailableError extends CeleriacError {
   }
 }
 
+/** The error a wait for a result ends with when the app closes (the task itself is unaffected). */
+export function closedWhileWaiting(): CeleriacError {
+  return new CeleriacError('CELERIAC_CLOSED', 'The app was closed while waiting for this result; the task itself is unaffected.');
+}
+
 /** Turns any thrown value into the portable {@link RemoteError} shape. */
 export function toRemoteError(error: unknown): RemoteError {
   if (error instanceof Error) {

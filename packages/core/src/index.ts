@@ -26,6 +26,7 @@ export {
   BrokerUnavailableError,
   CeleriacError,
   ChordError,
+  closedWhileWaiting,
   DependencyFailedError,
   MaxRetriesExceededError,
   reviveRemoteError,

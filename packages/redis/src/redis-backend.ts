@@ -4,8 +4,9 @@
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
 import {
-  CeleriacError,
+  closedWhileWaiting,
   isReadyState,
+  READY_STATES,
   type BackendSettings,
   type ChangeSubscription,
   type Codec,
@@ -176,7 +177,7 @@ export class RedisBackend implements ResultBackend {
   }
 
   async close(): Promise<void> {
-    const closed = new CeleriacError('CELERIAC_CLOSED', 'The app was closed while waiting for this result; the task itself is unaffected.');
+    const closed = closedWhileWaiting();
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.fail(closed);
     this.waiters.clear();
     this.listeners.clear();
@@ -236,7 +237,10 @@ export class RedisBackend implements ResultBackend {
 }
 
 /** A cheap pre-check that a record's text is in a ready state (confirmed after decoding). */
+/** Finds a ready state in a record's text without parsing it. */
+const READY_TEXT = new RegExp(`"state":"(${[...READY_STATES].join('|')})"`);
+
 function isReadyText(text: string): boolean {
-  return /"state":"(SUCCESS|FAILURE|REVOKED)"/.test(text);
+  return READY_TEXT.test(text);
 }
 

@@ -47,9 +47,8 @@ export async function continueFlow(context: FlowContext, message: TaskMessage, v
   const launches: Array<Promise<void>> = [];
   const then = flow.then ?? [];
   if (then.length > 0) {
-    const rest: Continuation = flow.member ? { steps: then, member: flow.member } : { steps: then };
-    const next: Continuation = flow.member ? { steps: [], member: flow.member } : { steps: [] };
-    launches.push(launchOrFail(context, message, rest, () => context.app.launchCanvas(chainOf(then), [value], { ...lineage, next })));
+    const next = continuationOf([], flow.member);
+    launches.push(launchOrFail(context, message, continuationOf(then, flow.member), () => context.app.launchCanvas(chainOf(then), [value], { ...lineage, next })));
   } else if (flow.member) {
     launches.push(memberSucceeded(context, message, flow.member));
   }
@@ -63,10 +62,7 @@ export async function failFlow(context: FlowContext, message: TaskMessage, failu
   if (!flow) return;
   const launches: Array<Promise<void>> = [settleSteps(context, message, flow.then ?? [], failure)];
   if (flow.member) launches.push(failChord(context, message, flow.member, failure));
-  if (failure.state === 'FAILURE') {
-    const error = failure.error ?? { name: 'Error', message: 'unknown failure' };
-    for (const errback of flow.linkError ?? []) launches.push(launchOrFail(context, message, { steps: [errback] }, () => context.app.launchCanvas(errback, [message.id, error], lineageOf(message))));
-  }
+  if (failure.state === 'FAILURE') launches.push(launchErrbacks(context, message, flow.linkError, message.id, failure.error ?? { name: 'Error', message: 'unknown failure' }));
   await Promise.all(launches);
 }
 
@@ -78,7 +74,7 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
   if (!progress.completed && !(progress.repeated && full)) return;
   // The body started already (a re-run of the completing member), or a failed member failed the
   // chord (and its errbacks ran): never start it now.
-  if ((await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
+  if (await bodyStarted(context, member)) return;
   const records = await readMembers(context, member);
   // A member counted before and running again (its worker died before the ack) shows a state in
   // between: its re-run completes the group when it ends.
@@ -89,7 +85,7 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
     return settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
   }
   const results = records.map((record) => (record as TaskRecord).result);
-  const next: Continuation = member.body.member ? { steps: [], member: member.body.member } : { steps: [] };
+  const next = continuationOf([], member.body.member);
   const launch = () => context.app.launchCanvas(chainOf(member.body.steps), [results], { ...lineageOf(message), parentId: member.group, next });
   await launchOrFail(context, message, member.body, launch, (error) => new ChordError(`Chord ${member.group} cannot start its callback: ${error.message}`));
 }
@@ -118,7 +114,7 @@ async function failChord(context: FlowContext, message: TaskMessage, member: Gro
   const failed = await backend.groupMemberDone(`${member.group}:failed`, member.index, member.size, context.ttlOf(message));
   if (!failed.repeated && failed.done > 1) return; // another member failed it first
   // The body started (every member had succeeded before this re-run failed) or was settled already.
-  if ((await backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined) return;
+  if (await bodyStarted(context, member)) return;
   const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : failure.reason ?? failure.state;
   const error = new ChordError(`Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`);
   await settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
@@ -128,9 +124,7 @@ async function failChord(context: FlowContext, message: TaskMessage, member: Gro
 async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
   const launches: Array<Promise<void>> = [settleSteps(context, message, continuation.steps, failure)];
   const first = firstTaskOf(chainOf(continuation.steps));
-  for (const errback of first.linkError ?? []) {
-    launches.push(launchOrFail(context, message, { steps: [errback] }, () => context.app.launchCanvas(errback, [first.options.taskId, failure.error], lineageOf(message))));
-  }
+  launches.push(launchErrbacks(context, message, first.linkError, first.options.taskId as string, failure.error));
   if (continuation.member) launches.push(failChord(context, message, continuation.member, failure));
   await Promise.all(launches);
 }
@@ -163,6 +157,21 @@ async function readMembers(context: FlowContext, member: GroupMembership): Promi
     records.push(...(await context.app.backend.getMany(ids)));
   }
   return records;
+}
+
+/** Calls errbacks with `(taskId, error)`; one whose message cannot be built is failed on its own. */
+async function launchErrbacks(context: FlowContext, message: TaskMessage, errbacks: readonly CanvasNode[] | undefined, taskId: string, error: RemoteError | undefined): Promise<void> {
+  await Promise.all((errbacks ?? []).map((errback) => launchOrFail(context, message, { steps: [errback] }, () => context.app.launchCanvas(errback, [taskId, error], lineageOf(message)))));
+}
+
+/** True once a chord's body has a record: it was started, or settled as failed. */
+async function bodyStarted(context: FlowContext, member: GroupMembership): Promise<boolean> {
+  return (await context.app.backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined;
+}
+
+/** The rest of a chain, then the group its end is a member of, if any. */
+function continuationOf(steps: CanvasNode[], member: GroupMembership | undefined): Continuation {
+  return member ? { steps, member } : { steps };
 }
 
 function chainOf(steps: CanvasNode[]): CanvasNode {

@@ -20,7 +20,8 @@ export function dependencyIds(dependsOn: NonNullable<ApplyOptions['dependsOn']>)
   return list.map((entry) => (typeof entry === 'string' ? entry : entry.id));
 }
 
-function callbackNodes(callbacks: Callbacks): CanvasNode[] {
+/** The nodes of `link`/`linkError` callbacks (one or a list). */
+export function callbackNodes(callbacks: Callbacks): CanvasNode[] {
   const list = (Array.isArray(callbacks) ? callbacks : [callbacks]) as readonly Composable[];
   return list.map((callback) => callback.toNode());
 }

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { freeze } from '../canvas/freeze';
 import type { Flow } from '../canvas/nodes';
-import { dependencyIds, toTaskNode } from '../canvas/to-node';
+import { callbackNodes, dependencyIds } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
 import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
@@ -74,10 +74,9 @@ export function buildMessage(input: MessageInput): TaskMessage {
 function flowOf(input: MessageInput): Flow | undefined {
   const { link, linkError } = input.call;
   if (link === undefined && linkError === undefined) return input.flow;
-  const callbacks = toTaskNode({ task: input.name, args: [], options: { link, linkError }, immutable: true });
   const flow: Flow = { ...input.flow };
-  if (callbacks.link) flow.link = [...(flow.link ?? []), ...callbacks.link.map(freeze)];
-  if (callbacks.linkError) flow.linkError = [...(flow.linkError ?? []), ...callbacks.linkError.map(freeze)];
+  if (link !== undefined) flow.link = [...(flow.link ?? []), ...callbackNodes(link).map(freeze)];
+  if (linkError !== undefined) flow.linkError = [...(flow.linkError ?? []), ...callbackNodes(linkError).map(freeze)];
   return flow;
 }
 

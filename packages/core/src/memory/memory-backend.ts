@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord } from '../backend';
 import type { Codec } from '../codec';
-import { CeleriacError } from '../errors';
+import { closedWhileWaiting } from '../errors';
 import { isReadyState } from '../states';
 
 /** The event that ends pending waits when the backend closes (not a task id: ids are strings). */
@@ -95,7 +95,7 @@ export class MemoryBackend implements ResultBackend {
   }
 
   async close(): Promise<void> {
-    this.events.emit(CLOSED, new CeleriacError('CELERIAC_CLOSED', 'The app was closed while waiting for this result; the task itself is unaffected.'));
+    this.events.emit(CLOSED, closedWhileWaiting());
     this.events.removeAllListeners();
   }
 
