@@ -12,9 +12,8 @@ local requeued, dead = {}, {}
 for _, id in ipairs(lapsed) do
   local delivery = (tonumber(redis.call('HGET', KEYS[5], 'lost:' .. id)) or 0) + 1
   if delivery >= max then
-    local body = redis.call('HGET', KEYS[4], id) or ''
     local reason = 'lease lapsed ' .. delivery .. ' times (maxDeliveries ' .. max .. '); its workers died or hung'
-    bury(id, reason, now)
+    local body = bury(id, reason, now)
     dead[#dead + 1] = id
     dead[#dead + 1] = body
     dead[#dead + 1] = reason
@@ -25,8 +24,5 @@ for _, id in ipairs(lapsed) do
     requeued[#requeued + 1] = id
   end
 end
-if #requeued > 0 then
-  makeReady(requeued)
-  wake()
-end
+requeueNow(requeued)
 return { requeued, dead }

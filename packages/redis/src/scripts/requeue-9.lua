@@ -13,7 +13,6 @@ if delay > 0 then
   redis.call('ZADD', KEYS[2], num(due), id)
   wakeAt(due)
 else
-  makeReady({ id })
-  wake()
+  requeueNow({ id })
 end
 return 1

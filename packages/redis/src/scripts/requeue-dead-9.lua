@@ -18,8 +18,5 @@ for _, id in ipairs(ids) do
     moved[#moved + 1] = id
   end
 end
-if #moved > 0 then
-  makeReady(moved)
-  wake()
-end
+requeueNow(moved)
 return #moved

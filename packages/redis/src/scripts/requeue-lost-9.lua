@@ -14,6 +14,5 @@ if delivery >= tonumber(ARGV[4]) then
 end
 redis.call('HINCRBY', KEYS[5], 'lost:' .. id, 1)
 redis.call('ZREM', KEYS[3], id)
-makeReady({ id })
-wake()
+requeueNow({ id })
 return 1

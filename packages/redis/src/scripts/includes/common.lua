@@ -61,7 +61,7 @@ local function forget(id)
   redis.call('HDEL', KEYS[5], 'priority:' .. id, 'lost:' .. id)
 end
 
--- Moves an active id to the dead-letter set with a reason.
+-- Moves an active id to the dead-letter set with a reason; returns its body ('' if gone).
 local function bury(id, reason, now)
   local body = redis.call('HGET', KEYS[4], id)
   local priority = redis.call('HGET', KEYS[5], 'priority:' .. id)
@@ -69,11 +69,19 @@ local function bury(id, reason, now)
   redis.call('HSET', KEYS[9], id, cjson.encode({ body = body or '', reason = reason, at = now, priority = tonumber(priority) or 0 }))
   redis.call('ZADD', KEYS[8], num(now), id)
   forget(id)
+  return body or ''
 end
 
 -- Wakes one blocked worker: work is ready now.
 local function wake()
   redis.call('ZADD', KEYS[7], 0, 'wake')
+end
+
+-- Puts ids back into the ready set and wakes a worker for them: a ready message always wakes one.
+local function requeueNow(ids)
+  if #ids == 0 then return end
+  makeReady(ids)
+  wake()
 end
 
 -- Tells one blocked worker to wake at `due` (epoch ms), unless an earlier wake-up is already set.
