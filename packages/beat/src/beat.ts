@@ -5,7 +5,7 @@
  */
 import { CeleriacError, type BeatStore, type ScheduleSpec } from '@celeriac/core';
 import { systemClock, type Clock } from './clock';
-import { callCheckOf, fromStored, invalidEntry, resolveEntry, toStored, type CallCheck, type EntrySource, type ResolvedEntry, type ScheduleEntry } from './entries';
+import { callCheckOf, invalidEntry, runtimeEntries, resolveEntry, toStored, type CallCheck, type EntrySource, type ResolvedEntry, type ScheduleEntry } from './entries';
 import type { BeatHost } from './host';
 import { Scheduler } from './scheduler';
 import type { SchedulerOptions } from './options';
@@ -93,15 +93,8 @@ export class Beat {
   /** Every entry, in code and at run time, with its last and next slot. */
   async list(): Promise<BeatEntryInfo[]> {
     const [stored, lastSlots] = await Promise.all([this.store.listEntries(), this.store.lastSlots()]);
-    const runtime: ResolvedEntry[] = [];
-    for (const entry of stored) {
-      if (this.code.has(entry.name)) continue;
-      try {
-        runtime.push(fromStored(entry, this.host.codec, this.check));
-      } catch {
-        // An entry this app cannot fire (e.g. a removed task type); `celeriac beat list` shows the rest.
-      }
-    }
+    // An entry this app cannot fire (e.g. a removed task type) is left out; `celeriac beat list` shows the rest.
+    const runtime = runtimeEntries(stored, new Set(this.code.keys()), this.host.codec, this.check, () => undefined);
     const now = this.clock.now();
     return [...this.code.values(), ...runtime.sort((a, b) => a.name.localeCompare(b.name))].map((entry) => ({
       name: entry.name,

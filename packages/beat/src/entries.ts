@@ -3,9 +3,9 @@
  * turned into the form the scheduler fires. Every problem is a `CELERIAC_INVALID_SCHEDULE` error that
  * names the entry.
  */
-import { CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import { BEAT_OPTION_KEYS, CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
 import type { BeatHost } from './host';
-import { fingerprint, type Schedule } from './schedules/schedule';
+import { fingerprint, invalidSchedule, type Schedule } from './schedules/schedule';
 import { scheduleFromSpec, toSchedule, type ScheduleInput } from './schedules/from-spec';
 
 /** A task an entry can name: a task handle (typed arguments) or, as a string, a task's name. */
@@ -66,11 +66,35 @@ export function callCheckOf(host: BeatHost): CallCheck {
 }
 
 const CATCH_UP: readonly CatchUpPolicy[] = ['skip', 'once', 'all'];
-const OPTION_KEYS = new Set<string>(['queue', 'priority', 'retries', 'timeLimit', 'softTimeLimit', 'ignoreResult', 'resultTtl', 'headers', 'expires']);
+const OPTION_KEYS: ReadonlySet<string> = new Set(BEAT_OPTION_KEYS);
 
 /** The error of entry `name`. */
 export function invalidEntry(name: string, problem: string, cause?: unknown): CeleriacError {
-  return new CeleriacError('CELERIAC_INVALID_SCHEDULE', `Schedule entry "${name}": ${problem}`, cause === undefined ? undefined : { cause });
+  return invalidSchedule(`Schedule entry "${name}": ${problem}`, cause);
+}
+
+/** Why a stored entry is not fired: a code entry has its name, or it does not resolve here. */
+export type IgnoredEntry = { name: string; shadowed: true } | { name: string; shadowed: false; error: Error };
+
+/**
+ * The stored (runtime) entries this app can fire, in store order: those whose names no code entry
+ * takes and that resolve here (their task's arguments and options check out); `onIgnored` hears of
+ * the others.
+ */
+export function runtimeEntries(stored: readonly StoredBeatEntry[], codeNames: ReadonlySet<string>, codec: Codec, check: CallCheck, onIgnored: (ignored: IgnoredEntry) => void): ResolvedEntry[] {
+  const entries: ResolvedEntry[] = [];
+  for (const entry of stored) {
+    if (codeNames.has(entry.name)) {
+      onIgnored({ name: entry.name, shadowed: true });
+      continue;
+    }
+    try {
+      entries.push(fromStored(entry, codec, check));
+    } catch (error) {
+      onIgnored({ name: entry.name, shadowed: false, error: error as Error });
+    }
+  }
+  return entries;
 }
 
 /** Checks an entry given in code or through the API; throws `CELERIAC_INVALID_SCHEDULE` naming it. */

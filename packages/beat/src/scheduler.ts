@@ -15,7 +15,7 @@
 import { CeleriacError, type BeatStore } from '@celeriac/core';
 import { decideCatchUp } from './catch-up';
 import type { CancelTimer } from './clock';
-import { callCheckOf, fromStored, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
+import { callCheckOf, runtimeEntries, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
 import type { BeatHost } from './host';
 import { Leadership } from './leadership';
 import { MAX_CATCH_UP, resolveSchedulerOptions, type ResolvedSchedulerOptions, type SchedulerOptions } from './options';
@@ -69,7 +69,6 @@ export class Scheduler {
   /** True once the take-over of the current term finished: until then nothing is armed or fired. */
   private tookOver = false;
   private table = new Map<string, EntryState>();
-  private runtime: ResolvedEntry[] = [];
   private queue: Promise<void> = Promise.resolve();
   private reloadQueued = false;
   private closing: Promise<void> | undefined;
@@ -246,8 +245,7 @@ export class Scheduler {
 
   /** Loads the runtime entries, reconciles the stored slots with every entry, and re-arms. */
   private async refresh(fresh: boolean): Promise<void> {
-    this.runtime = await this.loadRuntime();
-    const entries = this.merged();
+    const entries = await this.firingEntries();
     const now = this.options.clock.now();
     const slots = await this.store.syncSlots(
       this.options.id,
@@ -269,26 +267,12 @@ export class Scheduler {
     }
   }
 
-  private async loadRuntime(): Promise<ResolvedEntry[]> {
-    const entries: ResolvedEntry[] = [];
-    for (const stored of await this.store.listEntries()) {
-      try {
-        entries.push(fromStored(stored, this.host.codec, this.check));
-      } catch (error) {
-        this.options.logger.error({ entry: stored.name, error: String(error) }, `Ignoring the stored entry ${stored.name}: ${(error as Error).message}`);
-      }
-    }
-    return entries;
-  }
-
-  /** Code entries, then runtime entries whose names no code entry takes. */
-  private merged(): ResolvedEntry[] {
+  /** Code entries, then the runtime entries whose names no code entry takes (each ignored one is logged). */
+  private async firingEntries(): Promise<ResolvedEntry[]> {
     const code = this.codeEntries();
-    const names = new Set(code.map((entry) => entry.name));
-    const runtime = this.runtime.filter((entry) => {
-      if (!names.has(entry.name)) return true;
-      this.options.logger.warn({ entry: entry.name }, `The runtime entry ${entry.name} is ignored: an entry in code has the same name`);
-      return false;
+    const runtime = runtimeEntries(await this.store.listEntries(), new Set(code.map((entry) => entry.name)), this.host.codec, this.check, (ignored) => {
+      if (ignored.shadowed) this.options.logger.warn({ entry: ignored.name }, `The runtime entry ${ignored.name} is ignored: an entry in code has the same name`);
+      else this.options.logger.error({ entry: ignored.name, error: String(ignored.error) }, `Ignoring the stored entry ${ignored.name}: ${ignored.error.message}`);
     });
     return [...code, ...runtime];
   }

@@ -25,8 +25,11 @@ export type ScheduleSpec =
  */
 export type CatchUpPolicy = 'skip' | 'once' | 'all';
 
+/** The names of the call options a periodic entry may carry (see {@link BeatTaskOptions}). */
+export const BEAT_OPTION_KEYS = ['queue', 'priority', 'retries', 'timeLimit', 'softTimeLimit', 'ignoreResult', 'resultTtl', 'headers', 'expires'] as const;
+
 /** The call options a periodic entry may carry: the JSON-able subset of {@link ApplyOptions}. */
-export interface BeatTaskOptions extends Pick<ApplyOptions, 'queue' | 'priority' | 'retries' | 'timeLimit' | 'softTimeLimit' | 'ignoreResult' | 'resultTtl' | 'headers'> {
+export interface BeatTaskOptions extends Pick<ApplyOptions, Exclude<(typeof BEAT_OPTION_KEYS)[number], 'expires'>> {
   /** Do not run the task when it was not started this long after it was sent. */
   expires?: Duration;
 }

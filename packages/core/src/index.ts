@@ -6,7 +6,7 @@ export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } 
 export * from './canvas';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
-export type { BeatStore, BeatTaskOptions, CatchUpPolicy, ClaimOutcome, LeaseState, ScheduleSpec, SlotMark, StoredBeatEntry } from './beat-store';
+export { BEAT_OPTION_KEYS, type BeatStore, type BeatTaskOptions, type CatchUpPolicy, type ClaimOutcome, type LeaseState, type ScheduleSpec, type SlotMark, type StoredBeatEntry } from './beat-store';
 export type {
   Broker,
   BrokerSettings,
