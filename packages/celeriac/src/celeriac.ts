@@ -3,9 +3,10 @@
  * `rediss://`; `memory://` comes from core), in-process workers, and periodic tasks (`schedule`,
  * `beat`).
  */
-import { Beat, type ScheduleEntry } from '@celeriac/beat';
+import type { Beat, ScheduleEntry } from '@celeriac/beat';
 import { CeleriacCore, CeleriacError, MemoryBeatStore, type BackendSettings, type BeatStore, type Broker, type BrokerSettings, type ResultBackend } from '@celeriac/core';
-import { Worker, type WorkerOptions } from '@celeriac/worker';
+import type { Worker, WorkerOptions } from '@celeriac/worker';
+import { loadBeat, loadWorker } from './lazy-exports';
 import type { RedisTransports } from './transports';
 
 /** The Redis URL schemes. */
@@ -21,7 +22,7 @@ export class Celeriac extends CeleriacCore {
    * For process pools, run the `celeriac worker` command.
    */
   worker(options: WorkerOptions = {}): Worker {
-    return new Worker(this, options);
+    return new (loadWorker().Worker)(this, options);
   }
 
   /**
@@ -39,7 +40,7 @@ export class Celeriac extends CeleriacCore {
    * Redis, picked up by running schedulers at once), and `scheduler()` to fire them in this process.
    */
   get beat(): Beat {
-    this.beatInstance ??= new Beat(this, () => this.createBeatStore());
+    this.beatInstance ??= new (loadBeat().Beat)(this, () => this.createBeatStore());
     return this.beatInstance;
   }
 

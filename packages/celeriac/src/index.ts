@@ -53,27 +53,23 @@ export {
   type TaskState,
   type ValueOf,
 } from '@celeriac/core';
-export { Worker, type Logger, type PoolKind, type WorkerOptions, type WorkerState } from '@celeriac/worker';
-export {
-  at,
-  Beat,
-  crontab,
-  every,
-  ManualClock,
-  Scheduler,
-  type BeatEntryInfo,
-  type BeatLogger,
-  type BeatTaskOptions,
-  type CatchUpPolicy,
-  type Clock,
-  type CrontabOptions,
-  type EveryOptions,
-  type FiredSlot,
-  type Schedule,
-  type ScheduleEntry,
-  type ScheduleInput,
-  type SchedulerEvents,
-  type SchedulerOptions,
-  type SchedulerState,
-  type ScheduleSpec,
+// Values of @celeriac/worker and @celeriac/beat load on first use (see lazy-exports.ts).
+export { at, Beat, crontab, every, ManualClock, Scheduler, Worker } from './lazy-exports';
+export type { Logger, PoolKind, WorkerOptions, WorkerState } from '@celeriac/worker';
+export type {
+  BeatEntryInfo,
+  BeatLogger,
+  BeatTaskOptions,
+  CatchUpPolicy,
+  Clock,
+  CrontabOptions,
+  EveryOptions,
+  FiredSlot,
+  Schedule,
+  ScheduleEntry,
+  ScheduleInput,
+  SchedulerEvents,
+  SchedulerOptions,
+  SchedulerState,
+  ScheduleSpec,
 } from '@celeriac/beat';

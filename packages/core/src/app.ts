@@ -3,7 +3,7 @@
  * send tasks. `CeleriacCore` knows only the memory transport; the `celeriac` package adds Redis and
  * workers.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from './internal/lazy-crypto';
 import { AsyncResult, type ResultSource, type RevokeOptions } from './async-result';
 import { failFlow, type FlowContext } from './canvas/flow';
 import { alignGroupTtls } from './canvas/group-ttl';
@@ -57,8 +57,7 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   readonly codec = new Codec();
   /** The tasks this app registered. */
   readonly registry = new TaskRegistry();
-  /** This client's id; completion notices for tasks it sent go to this channel. */
-  readonly clientId = randomUUID();
+  private clientIdValue: string | undefined;
   private brokerInstance: Broker | undefined;
   private backendInstance: ResultBackend | undefined;
   // Not `this.broker`: close() flushes pending publishes after the app is marked closed.
@@ -73,6 +72,12 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     for (const [what, target] of [['broker', this.options.broker], ['backend', this.options.backend]] as const) {
       if (typeof target === 'string') this.checkUrl(target, what);
     }
+  }
+
+  /** This client's id (made on first use); completion notices for tasks it sent go to this channel. */
+  get clientId(): string {
+    this.clientIdValue ??= randomUUID();
+    return this.clientIdValue;
   }
 
   /** The broker, connected on first use. */

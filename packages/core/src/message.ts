@@ -2,7 +2,7 @@
  * The task message: what travels from the caller through the broker to a worker. It carries data
  * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { crypto } from './internal/lazy-crypto';
 import type { Flow } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
 import { CeleriacError } from './errors';
@@ -166,11 +166,11 @@ function isWireMessage(value: unknown): value is WireMessage {
 }
 
 function sign(json: string, secret: string): string {
-  return createHmac('sha256', secret).update(json).digest('hex');
+  return crypto().createHmac('sha256', secret).update(json).digest('hex');
 }
 
 function sameMac(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+  return left.length === right.length && crypto().timingSafeEqual(left, right);
 }

@@ -33,7 +33,7 @@ interface ScriptSource {
   lua: string;
 }
 
-// The same path works from src/ (tests) and dist/ (built), since the .lua files ship in src/scripts.
+// The same path works from src/ (tests), dist/ and bundle/ (built), since the .lua files ship in src/scripts.
 const SCRIPT_DIR = resolve(__dirname, '..', 'src', 'scripts');
 const INCLUDE = /^-- #include (\S+)\s*$/gm;
 

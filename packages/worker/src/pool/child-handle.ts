@@ -4,11 +4,14 @@
  *
  * States: starting ──ready──► idle ◄──► busy ──► dead   (a hard limit or a crash kills it)
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
+import { guardedChildCommand } from './orphan-guard';
+import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
 import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage } from './protocol';
 
 /** Where a pool child starts: the compiled child entry next to this file. */
@@ -48,6 +51,8 @@ let nextJob = 0;
 /** A pool child process. */
 export class ChildHandle {
   private readonly child: ChildProcess;
+  /** The pipe to the child (pipe-channel.ts). */
+  private readonly pipe: Socket;
   private stateValue: ChildState = 'starting';
   /** Jobs sent and not finished, in the order the child runs them. */
   private readonly held = new Map<string, Held>();
@@ -61,13 +66,18 @@ export class ChildHandle {
   averageMs = 0;
 
   constructor(private readonly spec: ChildSpec) {
-    this.child = fork(CHILD_ENTRY, [], {
-      env: { ...process.env, ...spec.env, CELERIAC_APP_MODULE: spec.appModule },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    const { command, args, env } = guardedChildCommand(CHILD_ENTRY);
+    this.child = spawn(command, args, {
+      env: { ...process.env, ...spec.env, ...env, CELERIAC_APP_MODULE: spec.appModule },
+      stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
     });
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    this.pipe = this.child.stdio[CHANNEL_FD] as Socket;
+    // A child that died leaves a broken pipe: its exit is handled below, so the error is not news.
+    this.pipe.on('error', () => undefined);
+    let exited!: () => void;
+    this.exited = new Promise((resolve) => (exited = resolve));
     this.ready = new Promise((resolve, reject) => {
-      this.child.on('message', (message: unknown) => {
+      const reader = new PacketReader((message) => {
         if (!isChildMessage(message)) return;
         if (message.type === 'ready') {
           if (this.stateValue === 'starting') this.stateValue = 'idle';
@@ -78,10 +88,23 @@ export class ChildHandle {
           this.onMessage(message);
         }
       });
+      this.pipe.on('data', (chunk: Buffer) => reader.push(chunk));
       this.child.once('exit', (code, signal) => {
         this.stateValue = 'dead';
-        reject(new Error(`The pool child exited during start-up (code ${code}, signal ${signal})`));
-        this.onExit(code, signal);
+        // What the child wrote just before it died may still be in the pipe (a 'done' of a job that
+        // finished): read it first. A grandchild that inherited the pipe can keep it open, so wait
+        // for its end at most a second.
+        let settled = false;
+        const settle = (): void => {
+          if (settled) return;
+          settled = true;
+          reject(new Error(`The pool child exited during start-up (code ${code}, signal ${signal})`));
+          this.onExit(code, signal);
+          exited();
+        };
+        if (this.pipe.closed) return settle();
+        this.pipe.once('close', settle);
+        setTimeout(settle, 1000).unref();
       });
     });
     this.ready.catch(() => undefined);
@@ -182,10 +205,10 @@ export class ChildHandle {
     this.child.kill('SIGKILL');
   }
 
-  /** Asks the child to leave once idle (it exits when its parent disconnects). */
+  /** Asks the child to leave once idle (it exits when its pipe closes). */
   retire(): void {
     this.stateValue = 'dead';
-    if (this.child.connected) this.child.disconnect();
+    this.pipe.end();
   }
 
   /** Marks a job as begun in the child: its hard limit counts from now. */
@@ -201,7 +224,7 @@ export class ChildHandle {
   }
 
   /**
-   * Queues a message; those of one tick leave together as one packet (a list), since each IPC write
+   * Queues a message; those of one tick leave together as one packet (a list), since each pipe write
    * is a system call and per job they were the largest share of a prefork worker's time.
    */
   private send(message: ParentMessage): void {
@@ -212,7 +235,7 @@ export class ChildHandle {
   private flush(): void {
     const packet = this.outbox;
     this.outbox = [];
-    if (this.child.connected && packet.length > 0) this.child.send(packet.length === 1 ? (packet[0] as ParentMessage) : packet);
+    if (this.pipe.writable && packet.length > 0) this.pipe.write(encodePacket(packet.length === 1 ? packet[0] : packet));
   }
 
   private onMessage(message: ChildMessage): void {

@@ -1,25 +1,23 @@
 /**
  * The entry point of a pool child: loads the app module once, then runs the jobs its parent sends,
- * one at a time in the order sent (the parent may queue some ahead, to hide the IPC round trip, and
+ * one at a time in the order sent (the parent may queue some ahead, to hide the round trip, and
  * take back those that have not begun), and reports progress and outcomes back. It never touches
  * the broker.
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
-import { Worker as Thread } from 'node:worker_threads';
 import { toRemoteError, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
-import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+import { listenToParent, sendToParent } from './parent-pipe';
+import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, WATCHDOG_ENV, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
 /** Jobs received, not finished; the first one runs. */
 const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
 const signals = new Map<string, RunSignal>();
 
-function send(message: ChildMessage): void {
-  process.send?.(message);
-}
+const send: (message: ChildMessage) => void = sendToParent;
 
 async function drain(app: LoadedApp): Promise<void> {
   while (queue.length > 0) {
@@ -63,8 +61,15 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: process.memoryUsage.rss() });
 }
 
-/** A thread that kills this process once its parent is gone, even while the main thread is busy. */
+/**
+ * A thread that kills this process once its parent is gone, even while the main thread is busy.
+ * Only where the kernel cannot do it for us (see orphan-guard.ts).
+ */
 function watchForOrphaning(): void {
+  if (process.env[WATCHDOG_ENV] !== '1') return;
+  // Loaded only here: most children never need node:worker_threads.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Worker: Thread } = require('node:worker_threads') as typeof import('node:worker_threads');
   const watchdog = new Thread(
     `const parent = process.ppid;
      setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 1000);`,
@@ -81,15 +86,17 @@ function main(): void {
     app = loadAppModule(specifier);
   } catch (error) {
     send({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) });
-    process.exitCode = 1;
-    return void process.disconnect?.();
+    return process.exit(1);
   }
-  process.on('message', (packet: unknown) => {
-    for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);
-  });
-  // The parent owns this process: when it goes, so do we. 'disconnect' cannot fire while a task
-  // spins without yielding, so a watchdog thread also checks for a new parent (we were orphaned).
-  process.on('disconnect', () => process.exit(0));
+  // The parent owns this process: when it closes the pipe (or dies), we go. A closed pipe goes
+  // unnoticed while a task spins without yielding, so the kernel (setpriv) or a watchdog thread
+  // also kills an orphan.
+  listenToParent(
+    (packet) => {
+      for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);
+    },
+    () => process.exit(0),
+  );
   watchForOrphaning();
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }

@@ -5,8 +5,17 @@ import { InlineRunner } from '../inline-runner';
 import type { ResolvedWorkerOptions } from '../options';
 import type { TaskRunner } from '../runner';
 import type { WorkerApp } from '../worker-app';
-import { ForkPool } from './fork-pool';
-import { PreforkPool } from './prefork-pool';
+import type { ForkPool } from './fork-pool';
+import type { PreforkPool } from './prefork-pool';
+
+// The pools are loaded when one is made: an app that only runs inline workers, and every pool child
+// (which loads the app), skip node:child_process and the pool code.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const pools = {
+  prefork: (): typeof PreforkPool => (require('./prefork-pool') as typeof import('./prefork-pool')).PreforkPool,
+  fork: (): typeof ForkPool => (require('./fork-pool') as typeof import('./fork-pool')).ForkPool,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The runner for `options.pool`. */
 export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): TaskRunner {
@@ -17,7 +26,7 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
         logger.error({ hook, error: toRemoteError(error) }, `The ${hook} hook threw; the task's outcome stands`),
       );
     case 'prefork':
-      return new PreforkPool({
+      return new (pools.prefork())({
         size: options.concurrency,
         // Queue jobs ahead in each child (16 while tasks are short), unless prefetching is off (long
         // tasks: keep them free for other workers).
@@ -29,6 +38,6 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
         onReplace: (child, reason) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
       });
     case 'fork':
-      return new ForkPool({ size: options.concurrency, appModule: resolve(options.appModule as string), codec: app.codec });
+      return new (pools.fork())({ size: options.concurrency, appModule: resolve(options.appModule as string), codec: app.codec });
   }
 }

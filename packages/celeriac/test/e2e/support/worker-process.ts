@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { RedisFixture } from '../../../../redis/test/support/redis-app';
 
 const ROOT = resolve(__dirname, '../../../../..');
-const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
+const CLI = join(ROOT, 'packages/celeriac/bundle/cli.js');
 /** The app module the workers load. */
 export const FIXTURE_APP = join(__dirname, '../fixtures/app.js');
 

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { useE2e } from './support/worker-process';
+
+/** True while a process with this pid exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `pid` is gone; rejects after `ms` (the child would otherwise spin forever). */
+async function gone(pid: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  // A process that is not our child gives no event when it ends: ask the kernel until it is gone.
+  while (alive(pid)) {
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGKILL');
+      throw new Error(`pool child ${pid} outlived its killed worker by ${ms} ms`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('celeriac worker: pool children die with their worker', () => {
+  const e2e = useE2e('e2e-orphans');
+
+  // Linux's setpriv asks the kernel to kill the child with its parent; without it on the PATH the
+  // child starts a watchdog thread instead. Both must stop a child whose task never yields.
+  it.each([
+    ['fork', 'the kernel (setpriv)', {}],
+    ['prefork', 'the kernel (setpriv)', {}],
+    ['fork', 'a watchdog thread (no setpriv on the PATH)', { PATH: '/nonexistent' }],
+  ] as const)('--pool %s: a spinning child is gone soon after its worker is killed with SIGKILL, by %s', async (pool, _guard, env) => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', pool], env);
+    await worker.ready();
+    const client = fixture.app();
+    const id = randomUUID();
+    const pid = new Promise<number>((resolve) => {
+      const stop = client.backend.onChange?.(id, (record) => {
+        const meta = record.meta as { pid?: number } | undefined;
+        if (record.state === 'PROGRESS' && meta?.pid) resolve(meta.pid);
+      });
+      // Sent once the subscription is live, so the PROGRESS record cannot come before it. Its result
+      // is never awaited: the task never ends.
+      void stop?.ready.then(() => {
+        client.sendTask('e2e.spinWithPid', [], { taskId: id });
+      });
+    });
+    const childPid = await pid;
+    expect(alive(childPid)).toBe(true);
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    await gone(childPid, 5_000);
+  });
+});

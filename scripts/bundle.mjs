@@ -1,0 +1,41 @@
+// Bundles each package's compiled entry points (dist/, written by `tsc -b`) into one file each under
+// bundle/, which is what package.json's `main`, `exports` and `bin` point to.
+//
+// Why: a process pays for every module file it loads (resolve, read, compile), and the `fork` pool
+// starts a process for every task. The packages are ~100 small modules; as bundles, a pool child
+// loads a handful of files. Other packages (npm and @celeriac/*) stay external, so each package is
+// still loaded once and shared. The bundles keep source maps back to the TypeScript sources.
+//
+// Usage: node scripts/bundle.mjs (run by `npm run build`, after tsc).
+import { build } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Entry points per package: output name (under bundle/) → compiled file (under dist/). */
+const ENTRIES = {
+  core: { index: 'index.js' },
+  redis: { index: 'index.js' },
+  worker: { index: 'index.js', 'child-main': 'pool/child-main.js' },
+  beat: { index: 'index.js' },
+  celeriac: { index: 'index.js', cli: 'cli/main.js' },
+};
+
+await Promise.all(
+  Object.entries(ENTRIES).map(([name, entries]) => {
+    const dir = join(root, 'packages', name);
+    return build({
+      entryPoints: Object.fromEntries(Object.entries(entries).map(([out, file]) => [out, join(dir, 'dist', file)])),
+      outdir: join(dir, 'bundle'),
+      bundle: true,
+      // Every package import stays a require: each package is one shared instance at run time.
+      packages: 'external',
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: true,
+      logLevel: 'warning',
+    });
+  }),
+);
