@@ -15,18 +15,36 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Entry points per package: output name (under bundle/) → compiled file (under dist/). */
 const ENTRIES = {
-  core: { index: 'index.js' },
+  core: { index: 'index.js', testing: 'testing/index.js' },
   redis: { index: 'index.js' },
   worker: { index: 'index.js', 'child-main': 'pool/child-main.js' },
   beat: { index: 'index.js' },
   celeriac: { index: 'index.js', cli: 'cli/main.js' },
 };
 
+/**
+ * A second entry of a package (core's testing) must share the first one's classes, not carry
+ * copies: what it imports from its package's index resolves to the package itself.
+ */
+function ownIndexAsPackage(name) {
+  const index = join(root, 'packages', name, 'dist', 'index.js');
+  const packageName = name === 'celeriac' ? 'celeriac' : `@celeriac/${name}`;
+  return {
+    name: 'own-index-as-package',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\/(.*\/)?index$/ }, (args) =>
+        join(args.resolveDir, `${args.path}.js`) === index ? { path: packageName, external: true } : undefined,
+      );
+    },
+  };
+}
+
 await Promise.all(
   Object.entries(ENTRIES).map(([name, entries]) => {
     const dir = join(root, 'packages', name);
     return build({
       entryPoints: Object.fromEntries(Object.entries(entries).map(([out, file]) => [out, join(dir, 'dist', file)])),
+      plugins: [ownIndexAsPackage(name)],
       outdir: join(dir, 'bundle'),
       bundle: true,
       // Every package import stays a require: each package is one shared instance at run time.

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { useE2e } from './support/worker-process';
 
-/** True while a process with this pid exists (signal 0 only checks). */
+/** True while process `pid` runs: a zombie (dead, not yet reaped by its new parent) counts as gone. */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -14,13 +14,13 @@ function alive(pid: number): boolean {
 /** Resolves once `pid` is gone; rejects after `ms` (the child would otherwise spin forever). */
 async function gone(pid: number, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
-  // A process that is not our child gives no event when it ends: ask the kernel until it is gone.
+  // A process that is not our child gives no event when it ends: look every 20 ms until it is gone.
   while (alive(pid)) {
     if (Date.now() > deadline) {
       process.kill(pid, 'SIGKILL');
       throw new Error(`pool child ${pid} outlived its killed worker by ${ms} ms`);
     }
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -32,6 +32,23 @@ describe('celeriac worker: hard limits and crashes', () => {
     await expect(client.sendTask('e2e.add', [1, 1]).get({ timeout: 20_000 })).resolves.toBe(2);
   });
 
+  // The child must exit at once however it ends (nothing may keep it waiting on its parent), and
+  // the worker must see the death: with --pool fork no other message would ever reach that child.
+  it.each([
+    ['fork', 'exit'],
+    ['fork', 'throw'],
+    ['prefork', 'exit'],
+  ] as const)('--pool %s: a child that ends outside the task call (%s) fails the task with WorkerLostError', async (pool, how) => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', pool]);
+    await worker.ready();
+    const client = fixture.app({ maxDeliveries: 2 });
+    const failure = await client.sendTask('e2e.crashLater', [how]).get({ timeout: 20_000, propagate: false });
+    expect(failure).toBeInstanceOf(TaskFailedError);
+    expect((failure as TaskFailedError).remote.name).toBe('WorkerLostError');
+    await expect(client.sendTask('e2e.add', [2, 2]).get({ timeout: 20_000 })).resolves.toBe(4);
+  });
+
   it('replaces a prefork child whose memory passed --max-memory-per-child', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-memory-per-child', '150']);

@@ -258,7 +258,10 @@ export class ChildHandle {
           this.tasksRun += 1;
           this.averageMs += (Date.now() - held.beganAt - this.averageMs) / 8;
           const next = this.held.values().next().value as Held | undefined;
-          if (next) this.begin(next);
+          // A 'done' read after the child died (it was still in the pipe) begins nothing: the next
+          // job never began, and is not charged to its task.
+          const exited = this.child.exitCode !== null || this.child.signalCode !== null;
+          if (next && !exited) this.begin(next);
         }
         this.rss = message.rss;
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';

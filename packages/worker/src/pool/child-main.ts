@@ -70,10 +70,12 @@ function watchForOrphaning(): void {
   // Loaded only here: most children never need node:worker_threads.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Worker: Thread } = require('node:worker_threads') as typeof import('node:worker_threads');
+  // The parent's pid is read here, not in the thread: the thread starts later, maybe after the
+  // parent died, and would then take the process that adopted us for our parent.
   const watchdog = new Thread(
-    `const parent = process.ppid;
+    `const { workerData: parent } = require('node:worker_threads');
      setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 1000);`,
-    { eval: true },
+    { eval: true, workerData: process.ppid },
   );
   watchdog.unref();
 }
@@ -85,12 +87,12 @@ function main(): void {
     if (!specifier) throw new Error('CELERIAC_APP_MODULE is not set; pool children are started by a worker.');
     app = loadAppModule(specifier);
   } catch (error) {
-    send({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) });
-    return process.exit(1);
+    // Exit once the message has left: the app may have opened handles that would keep us alive.
+    return sendToParent({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) } satisfies ChildMessage, () => process.exit(1));
   }
-  // The parent owns this process: when it closes the pipe (or dies), we go. A closed pipe goes
-  // unnoticed while a task spins without yielding, so the kernel (setpriv) or a watchdog thread
-  // also kills an orphan.
+  // The parent owns this process: when it closes the pipe (or dies), we go, even in the middle of a
+  // task (a retired child has none). A closed pipe goes unnoticed while a task spins without
+  // yielding, so the kernel (setpriv) or a watchdog thread also kills an orphan.
   listenToParent(
     (packet) => {
       for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);

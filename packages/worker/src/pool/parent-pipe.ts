@@ -1,30 +1,38 @@
 /**
- * The child's end of the pipe to its worker (see pipe-channel.ts): blocking writes, so messages
- * leave in order and the child never outruns a parent that is slow to read; reads on libuv's
- * thread pool, so a child waiting for work keeps its event loop free.
+ * The child's end of the pipe to its worker (see pipe-channel.ts), read and written through the
+ * event loop: messages leave in the order written, and nothing ties up a thread while the child
+ * waits for work, so a child that exits or crashes at any moment is gone at once.
  */
-import { read, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
 
-/** Writes one message (or a list) to the parent. */
-export function sendToParent(packet: unknown): void {
-  const bytes = Buffer.from(encodePacket(packet));
-  // A blocking pipe writes everything, except when a signal interrupts: then write the rest.
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(CHANNEL_FD, bytes, offset);
-}
+let pipe: Socket | undefined;
 
 /**
- * Hands every packet from the parent to `onPacket`, until the pipe closes (the parent retired this
- * child, or died): then `onClosed` runs.
+ * Opens the pipe and hands every packet from the parent to `onPacket`, until the pipe closes (the
+ * parent retired this child, or died): then `onClosed` runs, once.
  */
 export function listenToParent(onPacket: (packet: unknown) => void, onClosed: () => void): void {
   const reader = new PacketReader(onPacket);
-  const buffer = Buffer.allocUnsafe(64 * 1024);
-  const next = (): void =>
-    read(CHANNEL_FD, buffer, 0, buffer.length, null, (error, bytesRead) => {
-      if (error || bytesRead === 0) return onClosed();
-      reader.push(buffer.subarray(0, bytesRead));
-      next();
-    });
-  next();
+  pipe = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
+  pipe.on('data', (chunk: Buffer) => reader.push(chunk));
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    onClosed();
+  };
+  pipe.on('end', close);
+  pipe.on('close', close);
+  // A broken pipe means the parent is gone: the same as a close.
+  pipe.on('error', close);
+}
+
+/**
+ * Writes one message (or a list) to the parent; `written` runs once it has left. Before
+ * `listenToParent`, opens the pipe to write.
+ */
+export function sendToParent(packet: unknown, written?: () => void): void {
+  pipe ??= new Socket({ fd: CHANNEL_FD, readable: false, writable: true });
+  pipe.write(encodePacket(packet), written);
 }
