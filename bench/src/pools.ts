@@ -31,7 +31,8 @@ async function celeriacPool(pool: 'prefork' | 'fork' | 'inline', concurrency: nu
   const start = process.hrtime.bigint();
   if (until === 'results') await Promise.all(results);
   else await new Promise<void>((resolve) => {
-    const check = setInterval(() => worker.processed >= jobs && (clearInterval(check), resolve()), 1);
+    // Every 10 ms: a 1 ms poll took CPU from the children it measures (at most 10 ms late, <1 % of a run).
+    const check = setInterval(() => worker.processed >= jobs && (clearInterval(check), resolve()), 10);
   });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await worker.close();
