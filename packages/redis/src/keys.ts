@@ -14,7 +14,8 @@
  *
  * App-wide (hash tag `{<prefix>}`):
  *   queues     SET   names of queues ever published to (for revoke and inspection)
- *   revoked    ZSET  id -> expiry (epoch ms), plus JSON flags in revoked-info
+ *   revoked    ZSET  id -> expiry (epoch ms); each revoke forgets the expired ones
+ *   revoked-info HASH id -> JSON revocation (terminate flag, reason), pruned with `revoked`
  *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
  *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
  *   group:<id>  STRING bitmap of finished group members (one bit each), with a TTL

@@ -241,14 +241,9 @@ export class RedisBroker implements Broker {
 
   async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
     const { client } = this.connection;
-    const until = Date.now() + this.settings.revokeTtl;
+    const now = Date.now();
     const payload = JSON.stringify(revocation);
-    await client
-      .multi()
-      .zadd(this.keys.revoked, until, revocation.id)
-      .hset(this.keys.revokedInfo, revocation.id, payload)
-      .zremrangebyscore(this.keys.revoked, '-inf', Date.now())
-      .exec();
+    await runScript(client, 'revokeNote', [this.keys.revoked, this.keys.revokedInfo], [revocation.id, now + this.settings.revokeTtl, payload, now]);
     await client.publish(this.keys.revokeChannel, payload);
     const queues = await client.smembers(this.keys.queues);
     const removed = await Promise.all(queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])));

@@ -17,6 +17,7 @@ export type ScriptName =
   | 'extendLeases'
   | 'recover'
   | 'revoke'
+  | 'revokeNote'
   | 'purge'
   | 'requeueDead'
   | 'groupDone'

@@ -39,6 +39,21 @@ describe('revoke, expiry and idempotent ids on Redis', () => {
     expect(outcome).toBeInstanceOf(TaskRevokedError);
   });
 
+  it('forgets revocations once they expire, the details included, so they do not pile up', async () => {
+    const app = fixture.app({ revokeTtl: 30 });
+    await app.revoke('short-lived-1');
+    await app.revoke('short-lived-2');
+    await expect(app.broker.listRevoked()).resolves.toHaveLength(2);
+    await untilAfter(Date.now() + 40);
+    // The next revoke prunes the expired ones: only it is left, in the set and in the details.
+    await app.revoke('fresh');
+    await expect(app.broker.listRevoked()).resolves.toEqual([expect.objectContaining({ id: 'fresh' })]);
+    const admin = fixture.redis();
+    const revoked = await admin.zrange(`${fixture.prefix}:{${fixture.prefix}}:revoked`, 0, -1);
+    const details = await admin.hkeys(`${fixture.prefix}:{${fixture.prefix}}:revoked-info`);
+    expect({ revoked, details }).toEqual({ revoked: ['fresh'], details: ['fresh'] });
+  });
+
   it('does not run a task reserved after it expired, and marks it REVOKED (expired)', async () => {
     const app = fixture.app();
     let runs = 0;
