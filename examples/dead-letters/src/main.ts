@@ -1,6 +1,7 @@
 /**
  * Dead letters on Redis: a task whose worker processes keep dying is brought back each time its lease
- * lapses, dead-lettered after `maxDeliveries`, inspected, requeued, and then runs to success.
+ * lapses, dead-lettered after `maxDeliveries`, inspected, requeued, and then runs to success. Then a
+ * task no worker knows is dead-lettered at once, and discarded.
  */
 import { randomBytes } from 'node:crypto';
 import { TaskFailedError, type Worker } from 'celeriac';
@@ -53,6 +54,16 @@ async function main(): Promise<void> {
     const moved = await app.broker.requeueDead(QUEUE, [result.id]);
     console.log(`   app.broker.requeueDead('${QUEUE}', [id]) moved ${moved}`);
     console.log(`   result: ${JSON.stringify(await result.get({ timeout: '10s' }))} (state ${await result.state()})`);
+    console.log(`   app.broker.stats('${QUEUE}'): ${JSON.stringify(await app.broker.stats(QUEUE))}`);
+
+    console.log('6. A task no worker knows is dead-lettered at once; it will never run, so discard it');
+    const unknown = app.sendTask('reports.retired', [], { queue: QUEUE });
+    const unknownOutcome = await unknown.get({ timeout: '10s', propagate: false });
+    console.log(`   state ${await unknown.state()}: ${unknownOutcome instanceof TaskFailedError ? unknownOutcome.remote.name : 'unexpected success'}`);
+    const [letter] = await app.broker.listDead(QUEUE);
+    console.log(`   app.broker.listDead('${QUEUE}'): ${letter?.id}: ${letter?.reason}`);
+    const discarded = await app.broker.discardDead(QUEUE, [unknown.id]);
+    console.log(`   app.broker.discardDead('${QUEUE}', [id]) discarded ${discarded}`);
     console.log(`   app.broker.stats('${QUEUE}'): ${JSON.stringify(await app.broker.stats(QUEUE))}`);
   } finally {
     await worker?.close();

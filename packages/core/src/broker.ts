@@ -114,6 +114,8 @@ export interface Broker {
   listDead(queue: string, options?: { offset?: number; limit?: number }): Promise<DeadLetter[]>;
   /** Puts dead-lettered messages back into their queue with a fresh delivery count. Returns how many moved. */
   requeueDead(queue: string, ids?: readonly string[]): Promise<number>;
+  /** Deletes dead-lettered messages for good (all of the queue when no ids are given). Returns how many went. */
+  discardDead(queue: string, ids?: readonly string[]): Promise<number>;
   /** Records a revocation (remembered for `revokeTtl`), tells running workers, and removes the message if it is still waiting. */
   revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }>;
   /** The revocations still remembered. */

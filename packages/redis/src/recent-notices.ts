@@ -33,6 +33,11 @@ export class RecentNotices {
     }
   }
 
+  /** Drops the notice of `id` (its record was forgotten: a later run must not look finished). */
+  delete(id: string): void {
+    this.notices.delete(id);
+  }
+
   /** The notice of `id`, if kept. */
   find(id: string): string | undefined {
     return this.notices.get(id)?.text;

@@ -167,6 +167,7 @@ export class RedisBackend implements ResultBackend {
   }
 
   async forget(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.recent.delete(id);
     if (ids.length > 0) await this.connection.client.del(...ids.map((id) => this.keys.result(id)));
   }
 

@@ -239,6 +239,10 @@ export class RedisBroker implements Broker {
     return this.script<number>('requeueDead', queue, [...ids]);
   }
 
+  async discardDead(queue: string, ids: readonly string[] = []): Promise<number> {
+    return this.script<number>('discardDead', queue, [...ids]);
+  }
+
   async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
     const { client } = this.connection;
     const now = Date.now();

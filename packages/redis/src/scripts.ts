@@ -20,6 +20,7 @@ export type ScriptName =
   | 'revokeNote'
   | 'purge'
   | 'requeueDead'
+  | 'discardDead'
   | 'groupDone'
   | 'beatLease'
   | 'beatRelease'

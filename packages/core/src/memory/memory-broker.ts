@@ -191,6 +191,14 @@ export class MemoryBroker implements Broker {
     return moving.length;
   }
 
+  async discardDead(queue: string, ids?: readonly string[]): Promise<number> {
+    const state = this.queue(queue);
+    const wanted = ids ? new Set(ids) : undefined;
+    const before = state.dead.length;
+    state.dead = state.dead.filter((dead) => wanted !== undefined && !wanted.has(dead.id));
+    return before - state.dead.length;
+  }
+
   async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
     this.revoked.set(revocation.id, { revocation, until: Date.now() + this.settings.revokeTtl });
     for (const listener of this.revokeListeners) listener(revocation);

@@ -28,6 +28,31 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     await expect(backend.waitFor('done')).resolves.toEqual(record);
   });
 
+  it('waitFor after forget waits for the next run: the forgotten record is not served from memory', async () => {
+    const { backend, writer, context } = await open();
+    const first = taskRecord('again', 'FAILURE', { error: { name: 'Error', message: 'first run' } });
+    // Addressed to this client, and heard (onChange) before going on: a backend that remembers the
+    // notices it heard has this one.
+    let heard = Promise.resolve();
+    if (backend.onChange) {
+      let resolveHeard = (): void => undefined;
+      heard = new Promise((resolve) => (resolveHeard = resolve));
+      const stop = backend.onChange('again', () => {
+        stop();
+        resolveHeard();
+      });
+      await stop.ready;
+    }
+    await writer.store([{ record: first, ttl: 60_000, replyTo: context.settings.clientId }]);
+    await heard;
+    await expect(backend.waitFor('again')).resolves.toEqual(first);
+    await backend.forget(['again']);
+    const second = backend.waitFor('again');
+    const rerun = taskRecord('again', 'SUCCESS', { result: 'second run' });
+    await writer.store([{ record: rerun, ttl: 60_000, replyTo: context.settings.clientId }]);
+    await expect(second).resolves.toEqual(rerun);
+  });
+
   it('waitFor ignores states that are not ready', async () => {
     const { backend, writer } = await open();
     const waiting = backend.waitFor('t');

@@ -1,4 +1,4 @@
-/** Broker conformance: requeue (with delay and a new body), dead-letters, listing and requeueing them. */
+/** Broker conformance: requeue (with delay and a new body), dead-letters, listing, requeueing and discarding them. */
 import { untilPast } from '../wait';
 import { envelope, ids, OTHER_QUEUE, publishAndReserve, QUEUE, type OpenBroker } from './harness';
 
@@ -61,5 +61,19 @@ export function settleCases(open: OpenBroker): void {
     expect(await broker.stats(QUEUE)).toEqual({ ready: 2, delayed: 0, active: 1, dead: 0 });
     expect(ids(await broker.reserve([QUEUE], 10)).sort()).toEqual(['a', 'c']);
     expect(await broker.requeueDead(QUEUE)).toBe(0);
+  });
+
+  it('discardDead deletes dead messages for good, chosen by id or all, and nothing else', async () => {
+    const { broker } = await open();
+    await broker.publish(['a', 'b', 'c', 'live'].map((id) => envelope(id)));
+    for (const delivery of await broker.reserve([QUEUE], 3)) await broker.deadLetter(delivery, 'test');
+    expect(await broker.discardDead(QUEUE, ['b', 'unknown'])).toBe(1);
+    expect(ids(await broker.listDead(QUEUE))).toEqual(['a', 'c']);
+    expect(await broker.discardDead(QUEUE)).toBe(2);
+    expect(await broker.listDead(QUEUE)).toEqual([]);
+    // A discarded message is gone: requeueing it brings nothing back, and the live one is untouched.
+    expect(await broker.requeueDead(QUEUE, ['a'])).toBe(0);
+    expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 0, active: 0, dead: 0 });
+    expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['live']);
   });
 }

@@ -1,0 +1,30 @@
+/**
+ * Every example runs as its README says (built by `npm test` first), on the real Redis, exits 0,
+ * and prints what shows it worked. Each example uses its own random key prefix and removes its keys.
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../../../..');
+
+/** Runs `node <script>` from the repository root; resolves with its exit code and output. */
+function run(script: string): Promise<{ code: number; output: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [resolve(ROOT, script)], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+      done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+describe('the examples', () => {
+  it.each([
+    ['quickstart (npm run demo)', 'examples/quickstart/dist/main.js', /math\.add\(2, 3\) = 5/],
+    ['dead-letters', 'examples/dead-letters/dist/main.js', /discardDead\('reports', \[id\]\) discarded 1/],
+    ['canvas', 'examples/canvas/dist/main.js', /chord with a failing member: ChordError/],
+    ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],
+    ['beat', 'examples/beat/dist/run-demo.js', /each fired once, none missing, all ran/],
+  ])('%s runs to the end', async (_name, script, shows) => {
+    const { code, output } = await run(script);
+    expect({ code, shows: shows.test(output) }).toEqual({ code: 0, shows: true });
+  });
+});
