@@ -41,6 +41,14 @@ describe('the built celeriac package', () => {
     });
   });
 
+  it('serves @celeriac/core/testing from a bundle that shares core itself (one Codec class, not a copy)', () => {
+    const result = runScript(`${LOADED}
+      const testing = require('@celeriac/core/testing');
+      console.log(JSON.stringify({ exports: typeof testing.runBackendConformance, files: loaded().files }));
+    `);
+    expect(result).toEqual({ exports: 'function', files: ['packages/core/bundle/testing.js', 'packages/core/bundle/index.js'] });
+  });
+
   it('gives ESM code its named exports, the lazy ones included', () => {
     const output = execFileSync(
       process.execPath,

@@ -55,29 +55,31 @@ export class RedisBackend implements ResultBackend {
     // the sender hears of every state.
     const latest = new Map<string, StoreEntry>();
     for (const entry of entries) latest.set(entry.record.id, entry);
-    const { client } = this.connection;
+    // Everything is encoded first: a record that cannot be encoded fails the batch before anything
+    // is written, as one pipeline did.
+    const sets: Array<[key: string, text: string, ttl: number]> = [];
     const replies = new Map<string, Array<[string, string]>>();
     const finished: string[] = [];
+    for (const entry of entries) {
+      const last = latest.get(entry.record.id) === entry;
+      if (!last && entry.replyTo === undefined) continue;
+      const text = this.codec.stringify(entry.record, `the record of task ${entry.record.id}`);
+      if (last) sets.push([this.keys.result(entry.record.id), text, Math.max(1, Math.round(entry.ttl))]);
+      if (entry.replyTo !== undefined) {
+        const list = replies.get(entry.replyTo) ?? [];
+        list.push([entry.record.id, text]);
+        replies.set(entry.replyTo, list);
+      }
+      if (last && isReadyState(entry.record.state)) finished.push(entry.record.id);
+    }
     // Plain commands in one corked write, not a pipeline: ioredis's Pipeline costs more per batch
     // than the commands themselves, and this runs for every batch a worker settles.
-    const writes = corked(client, () => {
-      const sent: Array<Promise<unknown>> = [];
-      for (const entry of entries) {
-        const last = latest.get(entry.record.id) === entry;
-        if (!last && entry.replyTo === undefined) continue;
-        const text = this.codec.stringify(entry.record, `the record of task ${entry.record.id}`);
-        if (last) sent.push(client.set(this.keys.result(entry.record.id), text, 'PX', Math.max(1, Math.round(entry.ttl))));
-        if (entry.replyTo !== undefined) {
-          const list = replies.get(entry.replyTo) ?? [];
-          list.push([entry.record.id, text]);
-          replies.set(entry.replyTo, list);
-        }
-        if (last && isReadyState(entry.record.state)) finished.push(entry.record.id);
-      }
-      for (const [clientId, list] of replies) sent.push(client.publish(this.keys.replyChannel(clientId), JSON.stringify(list)));
-      if (finished.length > 0) sent.push(client.publish(this.keys.doneChannel, JSON.stringify(finished)));
-      return sent;
-    });
+    const { client } = this.connection;
+    const writes = corked(client, () => [
+      ...sets.map(([key, text, ttl]) => client.set(key, text, 'PX', ttl)),
+      ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
+      ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
+    ]);
     await Promise.all(writes);
     // Records sent to this client come back on its reply channel, in order; the others (revokes,
     // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.

@@ -6,33 +6,37 @@
 import { Socket } from 'node:net';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
 
-let pipe: Socket | undefined;
+let socket: Socket | undefined;
+
+/** The pipe, opened once for reading and writing (libuv refuses a second handle on one fd). */
+function pipe(): Socket {
+  // An error here means the parent is gone; listenToParent acts on it, and a child that is only
+  // reporting a failed start exits anyway.
+  socket ??= new Socket({ fd: CHANNEL_FD, readable: true, writable: true }).on('error', () => undefined);
+  return socket;
+}
 
 /**
- * Opens the pipe and hands every packet from the parent to `onPacket`, until the pipe closes (the
- * parent retired this child, or died): then `onClosed` runs, once.
+ * Hands every packet from the parent to `onPacket`, until the pipe closes (the parent retired this
+ * child, or died): then `onClosed` runs, once.
  */
 export function listenToParent(onPacket: (packet: unknown) => void, onClosed: () => void): void {
   const reader = new PacketReader(onPacket);
-  pipe = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
-  pipe.on('data', (chunk: Buffer) => reader.push(chunk));
   let closed = false;
   const close = (): void => {
     if (closed) return;
     closed = true;
     onClosed();
   };
-  pipe.on('end', close);
-  pipe.on('close', close);
-  // A broken pipe means the parent is gone: the same as a close.
-  pipe.on('error', close);
+  pipe()
+    .on('data', (chunk: Buffer) => reader.push(chunk))
+    .on('end', close)
+    .on('close', close)
+    // A broken pipe means the parent is gone: the same as a close.
+    .on('error', close);
 }
 
-/**
- * Writes one message (or a list) to the parent; `written` runs once it has left. Before
- * `listenToParent`, opens the pipe to write.
- */
+/** Writes one message (or a list) to the parent; `written` runs once it has left. */
 export function sendToParent(packet: unknown, written?: () => void): void {
-  pipe ??= new Socket({ fd: CHANNEL_FD, readable: false, writable: true });
-  pipe.write(encodePacket(packet), written);
+  pipe().write(encodePacket(packet), written);
 }
