@@ -1,4 +1,4 @@
-import { SerializationError } from 'celeriac';
+import { currentTask, SerializationError } from 'celeriac';
 import { useApp } from './support/app';
 
 class Point {
@@ -88,6 +88,19 @@ describe('arguments and results travel through superjson', () => {
 
 describe('maxMessageSize', () => {
   const t = useApp({ maxMessageSize: 1_024 });
+
+  it('progress() with metadata that cannot travel rejects in the task with a SerializationError naming it', async () => {
+    const report = t.app.task('report.bad', async () => {
+      try {
+        await currentTask().progress({ step: 1, onDone: () => 'code, not data' });
+        return 'stored';
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    });
+    await t.startWorker();
+    await expect(report.delay()).resolves.toMatch(/^SerializationError: Cannot serialize the PROGRESS metadata of report\.bad at \.?onDone/);
+  });
 
   it('throws CELERIAC_MESSAGE_TOO_LARGE from delay for a message over the limit', async () => {
     const store = t.app.task('store', (text: string) => text.length);
