@@ -46,9 +46,9 @@ describe('revoke, expiry and idempotent ids on Redis', () => {
       revoked: (await admin.zrange(`${fixture.prefix}:{${fixture.prefix}}:revoked`, 0, -1)).sort(),
       details: (await admin.hkeys(`${fixture.prefix}:{${fixture.prefix}}:revoked-info`)).sort(),
     });
-    await shortLived.revoke('short-lived-1');
-    await shortLived.revoke('short-lived-2');
-    await expect(stored()).resolves.toEqual({ revoked: ['short-lived-1', 'short-lived-2'], details: ['short-lived-1', 'short-lived-2'] });
+    // Only a revoke prunes, so nothing can remove this one before the next revoke, however slow.
+    await shortLived.revoke('short-lived');
+    await expect(stored()).resolves.toEqual({ revoked: ['short-lived'], details: ['short-lived'] });
     await untilAfter(Date.now() + 40);
     // The next revoke (here one remembered for the default day) prunes the expired ones, details too.
     await fixture.app().revoke('fresh');
