@@ -112,9 +112,15 @@ export interface Broker {
   recoverLapsed(queues: readonly string[]): Promise<RecoveryReport>;
   /** Lists dead-lettered messages of a queue, oldest first. */
   listDead(queue: string, options?: { offset?: number; limit?: number }): Promise<DeadLetter[]>;
-  /** Puts dead-lettered messages back into their queue with a fresh delivery count. Returns how many moved. */
+  /**
+   * Puts dead-lettered messages back into their queue with a fresh delivery count: those of `ids`,
+   * or all of the queue when `ids` is left out (an empty list moves none). Returns how many moved.
+   */
   requeueDead(queue: string, ids?: readonly string[]): Promise<number>;
-  /** Deletes dead-lettered messages for good (all of the queue when no ids are given). Returns how many went. */
+  /**
+   * Deletes dead-lettered messages for good: those of `ids`, or all of the queue when `ids` is left
+   * out (an empty list deletes none). Returns how many went.
+   */
   discardDead(queue: string, ids?: readonly string[]): Promise<number>;
   /** Records a revocation (remembered for `revokeTtl`), tells running workers, and removes the message if it is still waiting. */
   revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }>;

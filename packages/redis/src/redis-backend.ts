@@ -169,8 +169,11 @@ export class RedisBackend implements ResultBackend {
   }
 
   async forget(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.connection.client.del(...ids.map((id) => this.keys.result(id)));
+    // After the delete: a notice that was still on its way is dropped too. (Other processes keep
+    // the notices they heard; see docs/redis.md.)
     for (const id of ids) this.recent.delete(id);
-    if (ids.length > 0) await this.connection.client.del(...ids.map((id) => this.keys.result(id)));
   }
 
   async groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {

@@ -235,12 +235,15 @@ export class RedisBroker implements Broker {
     });
   }
 
-  async requeueDead(queue: string, ids: readonly string[] = []): Promise<number> {
-    return this.script<number>('requeueDead', queue, [...ids]);
+  async requeueDead(queue: string, ids?: readonly string[]): Promise<number> {
+    // No ids means all to the script; an empty list means none.
+    if (ids?.length === 0) return 0;
+    return this.script<number>('requeueDead', queue, ids ?? []);
   }
 
-  async discardDead(queue: string, ids: readonly string[] = []): Promise<number> {
-    return this.script<number>('discardDead', queue, [...ids]);
+  async discardDead(queue: string, ids?: readonly string[]): Promise<number> {
+    if (ids?.length === 0) return 0;
+    return this.script<number>('discardDead', queue, ids ?? []);
   }
 
   async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {

@@ -15,7 +15,13 @@ export class InlineRunner implements TaskRunner {
   run(job: TaskJob): Promise<TaskOutcome> {
     job.stop.started = true;
     job.onStart();
-    return runTask(job, this.codec, this.onHookError);
+    // Metadata is checked as it is reported, so a bad value fails that call in the task, not the
+    // batch of records it would be written with (a pool child checks it when it encodes it).
+    const report: TaskJob['report'] = (state, meta) => {
+      this.codec.assertSerializable(meta, `the ${state} metadata of ${job.message.task}`);
+      return job.report(state, meta);
+    };
+    return runTask({ ...job, report }, this.codec, this.onHookError);
   }
 
   async close(): Promise<void> {}

@@ -110,9 +110,6 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     },
     report: async (state: TaskState, meta: unknown) => {
       if (finished) return;
-      // Checked here, so a bad value fails this call in the task, not the batch of records it
-      // would be written with (pool children check theirs when they encode it).
-      run.app.codec.assertSerializable(meta, `the ${state} metadata of ${message.task}`);
       await run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
     },
   };

@@ -2,6 +2,7 @@
 -- KEYS: the 9 queue keys.
 -- ARGV: ids to discard; none = all.
 -- Returns: how many were discarded.
+-- #include common
 
 local ids = ARGV
 if #ids == 0 then ids = redis.call('ZRANGE', KEYS[8], 0, -1) end

@@ -67,6 +67,10 @@ export function settleCases(open: OpenBroker): void {
     const { broker } = await open();
     await broker.publish(['a', 'b', 'c', 'live'].map((id) => envelope(id)));
     for (const delivery of await broker.reserve([QUEUE], 3)) await broker.deadLetter(delivery, 'test');
+    // An empty list (say, a filter that matched nothing) touches nothing; only leaving ids out means all.
+    expect(await broker.discardDead(QUEUE, [])).toBe(0);
+    expect(await broker.requeueDead(QUEUE, [])).toBe(0);
+    expect(ids(await broker.listDead(QUEUE))).toEqual(['a', 'b', 'c']);
     expect(await broker.discardDead(QUEUE, ['b', 'unknown'])).toBe(1);
     expect(ids(await broker.listDead(QUEUE))).toEqual(['a', 'c']);
     expect(await broker.discardDead(QUEUE)).toBe(2);
