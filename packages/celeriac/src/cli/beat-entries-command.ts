@@ -5,6 +5,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadBeatAppOrExit, type BeatApp } from './beat-app';
 import { createLogger } from './logger';
 import { duration, wholeNumber } from './parse';
+import { formatTable } from './table';
+import { withApp } from './with-app';
 
 interface ListFlags {
   app: string;
@@ -32,7 +34,7 @@ export function listEntriesCommand(): Command {
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .option('--json', 'print JSON instead of a table')
     .action((flags: ListFlags) =>
-      withApp(flags.app, async (app) => {
+      withBeatApp(flags.app, async (app) => {
         const [entries, leader] = await Promise.all([app.beat.list(), app.beat.leader()]);
         if (flags.json) {
           console.log(JSON.stringify({ leader: leader ?? null, entries }, null, 2));
@@ -61,7 +63,7 @@ export function addEntryCommand(): Command {
     .option('--expires <duration>', 'do not run a firing that waited longer than this', duration)
     .addOption(new Option('--catch-up <policy>', 'slots missed while no scheduler ran').choices(['skip', 'once', 'all']))
     .action((name: string, flags: AddFlags) =>
-      withApp(flags.app, async (app) => {
+      withBeatApp(flags.app, async (app) => {
         const options: BeatTaskOptions = {};
         if (flags.queue !== undefined) options.queue = flags.queue;
         if (flags.priority !== undefined) options.priority = flags.priority;
@@ -79,7 +81,7 @@ export function removeEntryCommand(): Command {
     .argument('<name>', 'the entry\'s name')
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .action((name: string, flags: { app: string }) =>
-      withApp(flags.app, async (app) => {
+      withBeatApp(flags.app, async (app) => {
         if (await app.beat.remove(name)) {
           console.log(`Removed ${name}`);
         } else {
@@ -90,17 +92,9 @@ export function removeEntryCommand(): Command {
     );
 }
 
-/** Loads the app, runs `work`, closes the app; errors are printed and exit 1. */
-async function withApp(specifier: string, work: (app: BeatApp) => Promise<void>): Promise<void> {
-  const app = loadBeatAppOrExit(specifier, createLogger({ level: 'warn', json: false, name: 'beat' }));
-  try {
-    await work(app);
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exitCode = 1;
-  } finally {
-    await app.close().catch(() => undefined);
-  }
+/** Loads the beat app of `-A` and runs `work` on it (see with-app.ts). */
+function withBeatApp(specifier: string, work: (app: BeatApp) => Promise<void>): Promise<void> {
+  return withApp(loadBeatAppOrExit(specifier, createLogger({ level: 'warn', json: false, name: 'beat' })), work);
 }
 
 function scheduleOf(flags: AddFlags): Schedule {
@@ -124,9 +118,10 @@ function jsonArray(value: string): unknown[] {
 }
 
 function table(entries: readonly BeatEntryInfo[]): string {
-  const time = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
-  const rows = [['NAME', 'TASK', 'SCHEDULE', 'SOURCE', 'LAST', 'NEXT'], ...entries.map((entry) => [entry.name, entry.task, entry.description, entry.source, time(entry.lastFired), time(entry.next)])];
   if (entries.length === 0) return 'No periodic entries.';
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  const time = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
+  return formatTable(
+    ['NAME', 'TASK', 'SCHEDULE', 'SOURCE', 'LAST', 'NEXT'],
+    entries.map((entry) => [entry.name, entry.task, entry.description, entry.source, time(entry.lastFired), time(entry.next)]),
+  );
 }
