@@ -4,7 +4,7 @@
  * a fresh process per task cannot beat: the start-up time of a bare `node`.
  * Usage: `npm run bench:pools` (BENCH_SCALE scales the job counts).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Queue, Worker as BullWorker } from 'bullmq';
 import Redis from 'ioredis';
@@ -64,11 +64,26 @@ function startMs(args: string[]): number {
   return Number(process.hrtime.bigint() - start) / 1e6 / runs;
 }
 
+/** Bare `node -e 0` processes per second with two running at a time, as a c=2 pool runs them. */
+async function bareRate(total: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < total) {
+      next += 1;
+      await new Promise((resolve, reject) => execFile(process.execPath, ['-e', '0'], (error) => (error ? reject(error) : resolve(undefined))));
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  return total / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
 async function main(): Promise<void> {
   const rows: Array<[string, string]> = [];
   const format = (perSecond: number) => Math.round(perSecond).toLocaleString('en-US');
   const bare = startMs(['-e', '0']);
   rows.push(['bare `node -e 0` start-up', `${bare.toFixed(0)} ms → bound for a process per task at c=2: ${format((2 * 1000) / bare)} jobs/s`]);
+  rows.push(['bare `node -e 0`, two at a time (what c=2 can reach on these cores)', `${format(await bareRate(size(40)))} jobs/s`]);
   const withApp = startMs(['-e', `require(${JSON.stringify(join(__dirname, 'pool-app.js'))})`]);
   rows.push(['`node` loading the app module', `${withApp.toFixed(0)} ms → bound at c=2: ${format((2 * 1000) / withApp)} jobs/s`]);
   rows.push(['celeriac fork, c=2', format(await celeriacPool('fork', 2, size(300)))]);
