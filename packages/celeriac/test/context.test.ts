@@ -46,6 +46,30 @@ describe('currentTask()', () => {
     await expect(Promise.all(results)).resolves.toEqual(results.map((result) => result.id));
   });
 
+  it('keeps the context of a long task while short tasks start and end, and after every task ended', async () => {
+    // The context storage is switched off whenever no task runs: a short task that starts and ends
+    // while a long one waits must not switch it off under the long one.
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const long = t.app.task('long', async () => {
+      await gate;
+      return currentTask().id;
+    });
+    const short = t.app.task('short', () => currentTask().id);
+    const throwing = t.app.task('throwing', () => {
+      throw new Error(`thrown by ${currentTask().name}`);
+    });
+    await t.startWorker({ concurrency: 2 });
+    const waiting = long.delay();
+    await expect(short.delay()).resolves.toEqual(expect.any(String));
+    await expect(throwing.delay().get()).rejects.toThrow('thrown by throwing');
+    openGate();
+    await expect(waiting).resolves.toBe(waiting.id);
+    // Nothing runs now; the next task still has its context.
+    const after = short.delay();
+    await expect(after).resolves.toBe(after.id);
+  });
+
   it('progress() and setState() store custom states with metadata, in order', async () => {
     const upload = t.app.task('upload', async () => {
       await currentTask().progress({ percent: 50 });

@@ -98,7 +98,10 @@ export class RedisConnection {
 
 /**
  * Runs `send` with the client's socket corked, so the commands it issues synchronously leave in one
- * write when the socket is uncorked on the next tick (each write is a system call).
+ * write (each write is a system call). The socket is uncorked as soon as `send` returns: waiting
+ * for the next tick would hold the write back behind every microtask queued meanwhile, and these
+ * writes (a settled task's result, a worker's wait) are on someone's critical path. Nested calls
+ * share the outermost write.
  */
 export function corked<T>(client: Redis, send: () => T): T {
   const stream = (client as unknown as { stream?: { writable?: boolean; cork(): void; uncork(): void } }).stream;
@@ -107,6 +110,6 @@ export function corked<T>(client: Redis, send: () => T): T {
   try {
     return send();
   } finally {
-    process.nextTick(() => stream.uncork());
+    stream.uncork();
   }
 }
