@@ -1,11 +1,11 @@
 /**
- * Runs every subject through the same scenarios on the same Redis, one library at a time, and
- * prints a Markdown table. Usage: `npm run bench` (REDIS_URL overrides the Redis address;
+ * Runs every subject through the same scenarios on the same Redis, one library at a time (round
+ * trips alternate between them), and prints a Markdown table. Usage: `npm run bench` (REDIS_URL overrides the Redis address;
  * BENCH_SCALE=0.2 runs a quick, smaller pass).
  */
 import Redis from 'ioredis';
 import { deleteKeys, totalCommands } from './redis-stats';
-import type { Subject } from './subject';
+import { timed, type Subject } from './subject';
 import { beeQueueSubject } from './subjects/bee-queue';
 import { bullmqSubject } from './subjects/bullmq';
 import { celeriacSubject } from './subjects/celeriac';
@@ -47,9 +47,6 @@ async function benchSubject(make: (prefix: string) => Subject, admin: Redis): Pr
     await subject.processAll(jobs, 100);
     const after = await totalCommands(admin);
     row['Redis cmds/job'] = ((after - before) / jobs).toFixed(2);
-    const times = (await subject.roundTrips(size(2_000))).sort((a, b) => a - b);
-    row['round trip p50 ms'] = percentile(times, 0.5).toFixed(3);
-    row['round trip p99 ms'] = percentile(times, 0.99).toFixed(3);
   } finally {
     await subject.close();
     await deleteKeys(admin, `${prefix}*`);
@@ -81,9 +78,52 @@ async function main(): Promise<void> {
     process.stderr.write(`benchmarking ${name}...\n`);
     rows.push(await benchSubject(make, admin));
   }
+  const chosen = subjects.filter(([name]) => !only || only.includes(name));
+  const latencies = await interleavedRoundTrips(chosen, admin);
   await admin.quit();
+  for (const row of rows) Object.assign(row, latencies.get(row.library ?? ''));
   console.log(`Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}.\n`);
   console.log(table(rows));
+  const ping = latencies.get(PING);
+  console.log(`\nA bare PING on one ioredis connection, timed alongside: p50 ${ping?.['round trip p50 ms']} ms, p99 ${ping?.['round trip p99 ms']} ms.`);
+}
+
+const PING = 'PING';
+
+/**
+ * Round trips (send one job, await its result) of every library, in blocks taken in turn, so that
+ * a machine whose speed drifts during the run (this one does, by up to 2x) treats them alike. A bare
+ * PING on the admin connection is timed in the same rotation: no job can come back faster.
+ */
+async function interleavedRoundTrips(subjects: Array<[string, (prefix: string) => Subject]>, admin: Redis): Promise<Map<string, Row>> {
+  const samples = size(2_000);
+  const block = 100;
+  const prefixes = subjects.map(() => `bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  const started = subjects.map(([, make], index) => make(prefixes[index] as string));
+  const lanes: Array<{ name: string; once(): Promise<number>; times: number[] }> = [{ name: PING, once: () => timed(() => admin.ping()), times: [] }];
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    for (const subject of started) {
+      process.stderr.write(`round trips: starting ${subject.name}...\n`);
+      const tripper = await subject.startRoundTrips();
+      lanes.push({ name: subject.name, once: tripper.once, times: [] });
+      stops.push(tripper.stop);
+    }
+    for (const lane of lanes) for (let i = 0; i < block; i++) await lane.once(); // warm-up, not counted
+    for (let done = 0; done < samples; done += block) {
+      for (const lane of lanes) for (let i = 0; i < block; i++) lane.times.push(await lane.once());
+    }
+  } finally {
+    for (const stop of stops.splice(0)) await stop();
+    for (const subject of started) await subject.close();
+    for (const prefix of prefixes) await deleteKeys(admin, `${prefix}*`);
+  }
+  return new Map(
+    lanes.map((lane) => {
+      const sorted = lane.times.sort((a, b) => a - b);
+      return [lane.name, { 'round trip p50 ms': percentile(sorted, 0.5).toFixed(3), 'round trip p99 ms': percentile(sorted, 0.99).toFixed(3) }];
+    }),
+  );
 }
 
 main().catch((error: unknown) => {

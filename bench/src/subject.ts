@@ -11,8 +11,27 @@ export interface Subject {
   enqueueBulk(n: number): Promise<void>;
   /** Starts a worker with `concurrency`, and resolves once `n` already enqueued jobs are done. */
   processAll(n: number, concurrency: number): Promise<void>;
-  /** With a worker running, sends one job at a time and awaits its result: returns each round trip in ms. */
-  roundTrips(samples: number): Promise<number[]>;
+  /**
+   * Starts a worker at concurrency 1 for round trips. The driver then sends one job at a time with
+   * the returned `once` (it resolves with that job's round trip in ms: send, then await the result),
+   * alternating between libraries so that each sees the same machine.
+   */
+  startRoundTrips(): Promise<RoundTripper>;
   /** Removes the library's keys and closes its connections. */
   close(): Promise<void>;
+}
+
+/** Sends jobs one at a time through a running worker; see {@link Subject.startRoundTrips}. */
+export interface RoundTripper {
+  /** Sends one job and awaits its result; resolves with the round trip in ms. */
+  once(): Promise<number>;
+  /** Stops the worker. */
+  stop(): Promise<void>;
+}
+
+/** Times one round trip: `run` sends a job and resolves once its result arrived. */
+export async function timed(run: () => PromiseLike<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }

@@ -1,6 +1,6 @@
 /** bee-queue under test: its in-process processor, results stored (storeJobs, the default). */
 import BeeQueue from 'bee-queue';
-import type { Subject } from '../subject';
+import { timed, type Subject } from '../subject';
 
 /** Builds the bee-queue subject. */
 export function beeQueueSubject(url: string, prefix: string): Subject {
@@ -29,20 +29,20 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
       });
       await worker.close();
     },
-    async roundTrips(samples) {
+    async startRoundTrips() {
       const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
       worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
       await worker.ready();
       await producer.ready();
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) {
-        const start = process.hrtime.bigint();
-        const job = await producer.createJob({ i }).save();
-        await new Promise<void>((resolve) => job.on('succeeded', () => resolve()));
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-      await worker.close();
-      return times;
+      let i = 0;
+      return {
+        once: () =>
+          timed(async () => {
+            const job = await producer.createJob({ i: i++ }).save();
+            await new Promise<void>((resolve) => job.on('succeeded', () => resolve()));
+          }),
+        stop: () => worker.close(),
+      };
     },
     async close() {
       await producer.destroy();

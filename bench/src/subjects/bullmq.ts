@@ -1,6 +1,6 @@
 /** BullMQ under test: its in-process Worker, results kept (the default). */
 import { Queue, QueueEvents, Worker } from 'bullmq';
-import type { Subject } from '../subject';
+import { timed, type Subject } from '../subject';
 
 /** Builds the BullMQ subject. */
 export function bullmqSubject(url: string, prefix: string): Subject {
@@ -32,21 +32,19 @@ export function bullmqSubject(url: string, prefix: string): Subject {
       });
       await worker?.close();
     },
-    async roundTrips(samples) {
+    async startRoundTrips() {
       const events = new QueueEvents('bench', { connection: connectionOf(url), prefix });
       await events.waitUntilReady();
       const worker = new Worker('bench', async (job) => job.data.i, { connection: connectionOf(url), prefix, concurrency: 1 });
       await worker.waitUntilReady();
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) {
-        const start = process.hrtime.bigint();
-        const job = await queue.add('noop', { i });
-        await job.waitUntilFinished(events);
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-      await worker.close();
-      await events.close();
-      return times;
+      let i = 0;
+      return {
+        once: () => timed(async () => (await queue.add('noop', { i: i++ })).waitUntilFinished(events)),
+        async stop() {
+          await worker.close();
+          await events.close();
+        },
+      };
     },
     async close() {
       await queue.obliterate({ force: true });

@@ -1,6 +1,6 @@
 /** Celeriac under test: an inline worker in the same process, results kept. */
 import { Celeriac, type Worker } from 'celeriac';
-import type { Subject } from '../subject';
+import { timed, type Subject } from '../subject';
 
 /** Builds the Celeriac subject. */
 export function celeriacSubject(url: string, prefix: string): Subject {
@@ -40,18 +40,17 @@ export function celeriacSubject(url: string, prefix: string): Subject {
       await worker?.close();
       worker = undefined;
     },
-    async roundTrips(samples) {
+    async startRoundTrips() {
       onDone = undefined;
-      await startWorker(1);
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) {
-        const start = process.hrtime.bigint();
-        await noop.delay(i);
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-      await worker?.close();
-      worker = undefined;
-      return times;
+      const running = await startWorker(1);
+      let i = 0;
+      return {
+        once: () => timed(() => noop.delay(i++)),
+        async stop() {
+          await running.close();
+          if (worker === running) worker = undefined;
+        },
+      };
     },
     async close() {
       await app.close();
