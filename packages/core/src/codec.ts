@@ -8,6 +8,12 @@ import { SerializationError } from './errors';
 
 type Constructor = abstract new (...args: never[]) => unknown;
 
+/**
+ * Names a value in error messages, e.g. `argument 2 of math.add`; a function is called only when
+ * there is an error to report (values are checked on every call, errors are rare).
+ */
+export type ValueLabel = string | (() => string);
+
 /** How a custom type is turned into JSON-safe data and back. */
 export interface CustomSerializer<T, J> {
   /** True for the values this serializer handles. */
@@ -63,13 +69,13 @@ export class Codec {
    * @param label - names the value in error messages, e.g. `argument 2 of math.add`.
    * @throws SerializationError naming the path of the first value that cannot travel.
    */
-  stringify(value: unknown, label: string): string {
+  stringify(value: unknown, label: ValueLabel): string {
     // Plain JSON data (the common case) skips superjson's second walk; the text has the same shape.
     if (this.inspect(value, label) === 'plain') return JSON.stringify({ json: value });
     try {
       return this.superjson.stringify(value);
     } catch (error) {
-      throw new SerializationError(`Could not serialize ${label}: ${(error as Error).message}`, { cause: error });
+      throw new SerializationError(`Could not serialize ${labelText(label)}: ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -77,7 +83,7 @@ export class Codec {
    * Serializes to superjson's `{ json, meta }` pair, for embedding into a larger JSON document.
    * @param label - when given, the value is checked first (see {@link Codec.assertSerializable}).
    */
-  serialize(value: unknown, label?: string): SerializedValue {
+  serialize(value: unknown, label?: ValueLabel): SerializedValue {
     if (label !== undefined && this.inspect(value, label) === 'plain') return { json: value };
     const { json, meta } = this.superjson.serialize(value);
     return meta === undefined ? { json } : { json, meta };
@@ -97,7 +103,7 @@ export class Codec {
   /**
    * Throws a {@link SerializationError} when `value` holds something that would not arrive intact.
    */
-  assertSerializable(value: unknown, label: string): void {
+  assertSerializable(value: unknown, label: ValueLabel): void {
     this.inspect(value, label);
   }
 
@@ -105,16 +111,21 @@ export class Codec {
    * Checks a value and tells whether it is plain JSON data (`'plain'`) or needs superjson (`'rich'`).
    * @throws SerializationError naming the path of the first value that cannot travel.
    */
-  inspect(value: unknown, label: string): 'plain' | 'rich' {
-    const walk = { rich: false, seen: new Set<object>() };
-    const problem = this.findProblem(value, '', walk);
+  inspect(value: unknown, label: ValueLabel): 'plain' | 'rich' {
+    const walk: Walk = { rich: false, seen: undefined };
+    const problem = this.findProblem(value, walk);
     if (problem) {
-      throw new SerializationError(`Cannot serialize ${label}${problem.path ? ` at ${problem.path}` : ''}: ${problem.reason}`);
+      const path = problem.steps.reverse().join('');
+      throw new SerializationError(`Cannot serialize ${labelText(label)}${path ? ` at ${path}` : ''}: ${problem.reason}`);
     }
     return walk.rich ? 'rich' : 'plain';
   }
 
-  private findProblem(value: unknown, path: string, walk: Walk): Problem | undefined {
+  /**
+   * Walks a value for something that cannot travel. The path to a problem is built on the way back
+   * (each level adds its step), so a value without problems costs no strings.
+   */
+  private findProblem(value: unknown, walk: Walk): Problem | undefined {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -127,44 +138,44 @@ export class Codec {
         walk.rich = true;
         return undefined;
       case 'function':
-        return { path, reason: 'it is a function. Tasks receive data, not code; pass a task name or a signature instead.' };
+        return { steps: [], reason: 'it is a function. Tasks receive data, not code; pass a task name or a signature instead.' };
       case 'symbol':
-        return { path, reason: 'it is a symbol, which has no meaning in another process.' };
+        return { steps: [], reason: 'it is a symbol, which has no meaning in another process.' };
       case 'object':
         break;
     }
     if (value === null) return undefined;
     const object = value as object;
-    if (walk.seen.has(object)) {
+    if (walk.seen?.has(object)) {
       walk.rich = true; // shared or circular references: superjson restores them
       return undefined;
     }
     const proto: unknown = Object.getPrototypeOf(object);
     if (proto === Object.prototype || proto === null) {
-      walk.seen.add(object);
+      (walk.seen ??= new Set()).add(object);
       for (const key in object) {
-        const problem = this.findProblem((object as Record<string, unknown>)[key], `${path}.${key}`, walk);
-        if (problem) return problem;
+        const problem = this.findProblem((object as Record<string, unknown>)[key], walk);
+        if (problem) return within(problem, `.${key}`);
       }
       return undefined;
     }
     if (Array.isArray(object)) {
-      walk.seen.add(object);
+      (walk.seen ??= new Set()).add(object);
       for (let index = 0; index < object.length; index += 1) {
-        const problem = this.findProblem(object[index], `${path}[${index}]`, walk);
-        if (problem) return problem;
+        const problem = this.findProblem(object[index], walk);
+        if (problem) return within(problem, `[${index}]`);
       }
       return undefined;
     }
     walk.rich = true;
     if (this.customCheckers.some((check) => check(object))) return undefined;
     if (object instanceof Date || object instanceof RegExp || object instanceof URL || object instanceof Error) return undefined;
-    walk.seen.add(object);
-    if (object instanceof Set) return this.findInEntries([...object].map((item, index) => [`<set item ${index}>`, item]), path, walk);
+    (walk.seen ??= new Set()).add(object);
+    if (object instanceof Set) return this.findInEntries([...object].map((item, index) => [`<set item ${index}>`, item]), walk);
     if (object instanceof Map) {
       const entries: Array<[string, unknown]> = [];
       for (const [key, item] of object) entries.push([`<map key ${String(key)}>`, key], [`.get(${String(key)})`, item]);
-      return this.findInEntries(entries, path, walk);
+      return this.findInEntries(entries, walk);
     }
     if (!this.isRegisteredInstance(object)) {
       const className = (object as { constructor?: { name?: string } }).constructor?.name ?? 'anonymous class';
@@ -172,15 +183,15 @@ export class Codec {
         ArrayBuffer.isView(object) || object instanceof ArrayBuffer
           ? 'Register a serializer for it with app.registerSerializer(name, { isApplicable, serialize, deserialize }), or pass e.g. a base64 string.'
           : `Pass plain data, or register the class with app.registerType(${className}).`;
-      return { path, reason: `it is an instance of ${className}, which would arrive as a plain object. ${fix}` };
+      return { steps: [], reason: `it is an instance of ${className}, which would arrive as a plain object. ${fix}` };
     }
-    return this.findInEntries(Object.entries(object).map(([key, item]) => [`.${key}`, item]), path, walk);
+    return this.findInEntries(Object.entries(object).map(([key, item]) => [`.${key}`, item]), walk);
   }
 
-  private findInEntries(entries: Array<[string, unknown]>, path: string, walk: Walk): Problem | undefined {
+  private findInEntries(entries: Array<[string, unknown]>, walk: Walk): Problem | undefined {
     for (const [step, item] of entries) {
-      const problem = this.findProblem(item, path + step, walk);
-      if (problem) return problem;
+      const problem = this.findProblem(item, walk);
+      if (problem) return within(problem, step);
     }
     return undefined;
   }
@@ -193,12 +204,24 @@ export class Codec {
 
 interface Walk {
   rich: boolean;
-  seen: Set<object>;
+  /** Objects visited so far (created at the first object: most values are flat). */
+  seen: Set<object> | undefined;
 }
 
 interface Problem {
-  path: string;
+  /** The path to the value, innermost step first. */
+  steps: string[];
   reason: string;
+}
+
+/** Adds the step that led to `problem` (paths are built outward, on the way back). */
+function within(problem: Problem, step: string): Problem {
+  problem.steps.push(step);
+  return problem;
+}
+
+function labelText(label: ValueLabel): string {
+  return typeof label === 'function' ? label() : label;
 }
 
 /** JSON-safe data. */

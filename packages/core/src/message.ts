@@ -81,12 +81,12 @@ const SIGNED_PREFIX = 'hmac-sha256:';
 export function encodeMessage(codec: Codec, message: TaskMessage, options: MessageCodecOptions = {}): string {
   let rich = false;
   message.args.forEach((arg, index) => {
-    if (codec.inspect(arg, `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
+    if (codec.inspect(arg, () => `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
   });
   const { flow, ...rest } = message;
   const wire: WireMessage = { ...rest, args: rich ? codec.serialize(message.args) : { json: message.args } };
   // Workflow steps carry arguments of their own: they travel through the codec too.
-  if (flow !== undefined) wire.flow = codec.serialize(flow, `the workflow of ${message.task}`);
+  if (flow !== undefined) wire.flow = codec.serialize(flow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
   const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {

@@ -63,7 +63,7 @@ export class RedisBackend implements ResultBackend {
     for (const entry of entries) {
       const last = latest.get(entry.record.id) === entry;
       if (!last && entry.replyTo === undefined) continue;
-      const text = this.codec.stringify(entry.record, `the record of task ${entry.record.id}`);
+      const text = this.codec.stringify(entry.record, () => `the record of task ${entry.record.id}`);
       if (last) sets.push([this.keys.result(entry.record.id), text, Math.max(1, Math.round(entry.ttl))]);
       if (entry.replyTo !== undefined) {
         const list = replies.get(entry.replyTo) ?? [];

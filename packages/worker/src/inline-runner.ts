@@ -18,7 +18,7 @@ export class InlineRunner implements TaskRunner {
     // Metadata is checked as it is reported, so a bad value fails that call in the task, not the
     // batch of records it would be written with (a pool child checks it when it encodes it).
     const report: TaskJob['report'] = (state, meta) => {
-      this.codec.assertSerializable(meta, `the ${state} metadata of ${job.message.task}`);
+      this.codec.assertSerializable(meta, () => `the ${state} metadata of ${job.message.task}`);
       return job.report(state, meta);
     };
     return runTask({ ...job, report }, this.codec, this.onHookError);

@@ -105,7 +105,10 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     softTimeLimit: message.softTimeLimit ?? optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit') ?? run.limits.softTimeLimit,
     timeLimit: message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
     onStart: () => {
-      run.settler.started(entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid } })));
+      const startedAt = Date.now();
+      run.settler.started(message.id, () =>
+        entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid }, date: startedAt })),
+      );
       logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
     report: async (state: TaskState, meta: unknown) => {
@@ -199,6 +202,7 @@ function flowContext(run: RunContext): FlowContext {
   return { app: run.app, store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined), ttlOf: (message) => ttlOf(run, message) };
 }
 
+/** A record of `id` in `state`, dated now unless `fields` says when. */
 function record(id: string, state: TaskState, fields: Partial<TaskRecord>): TaskRecord {
   return { id, state, date: Date.now(), ...fields };
 }

@@ -30,7 +30,7 @@ export async function runTask(job: TaskJob, codec: Codec, onHookError: HookError
   let final = false;
   if (result.kind === 'success') {
     try {
-      codec.assertSerializable(result.value, `the result of ${message.task}`);
+      codec.assertSerializable(result.value, () => `the result of ${message.task}`);
       await callHook('onSuccess', onHookError, () => options.onSuccess?.(result.value, message.id));
       return { kind: 'success', value: result.value };
     } catch (serializationError) {

@@ -21,7 +21,8 @@ export class Settler {
   private waiters: Waiter[] = [];
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly pendingStarted = new Map<string, StoreEntry>();
+  /** STARTED records not written yet, built only if written: most tasks end sooner. */
+  private readonly pendingStarted = new Map<string, () => StoreEntry>();
   private startedTimer: NodeJS.Timeout | undefined;
 
   private readonly ordered: boolean;
@@ -40,20 +41,20 @@ export class Settler {
     const started = this.pendingStarted.get(entry.record.id);
     if (started) {
       this.pendingStarted.delete(entry.record.id);
-      if (!isReadyState(entry.record.state)) this.stores.push(started);
+      if (!isReadyState(entry.record.state)) this.stores.push(started());
     }
     this.stores.push(entry);
     return this.wait();
   }
 
   /** Stores a STARTED record, unless the task ends within {@link STARTED_GRACE_MS}. */
-  started(entry: StoreEntry): void {
-    this.pendingStarted.set(entry.record.id, entry);
+  started(id: string, entry: () => StoreEntry): void {
+    this.pendingStarted.set(id, entry);
     this.startedTimer ??= setTimeout(() => {
       this.startedTimer = undefined;
       const due = [...this.pendingStarted.values()];
       this.pendingStarted.clear();
-      for (const started of due) this.stores.push(started);
+      for (const started of due) this.stores.push(started());
       if (due.length > 0) void this.wait().catch(() => undefined);
     }, STARTED_GRACE_MS);
   }

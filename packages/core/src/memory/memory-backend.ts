@@ -26,7 +26,7 @@ export class MemoryBackend implements ResultBackend {
 
   async store(entries: readonly StoreEntry[]): Promise<void> {
     const now = Date.now();
-    const texts = entries.map((entry) => this.codec.stringify(entry.record, `the record of task ${entry.record.id}`));
+    const texts = entries.map((entry) => this.codec.stringify(entry.record, () => `the record of task ${entry.record.id}`));
     entries.forEach((entry, index) => {
       this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });
     });

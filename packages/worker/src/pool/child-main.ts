@@ -46,13 +46,13 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         // The parent knows when this job starts: jobs run in the order sent, each once the one before is done.
         onStart: () => undefined,
         report: async (state: TaskState, meta: unknown) => {
-          send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, `the ${state} metadata of ${task.task}`) });
+          send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`) });
         },
       },
       app.codec,
       (hook, error) => console.error(`[celeriac] The ${hook} hook of ${task.task} threw:`, error),
     );
-    outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, `the result of ${task.task}`) } : (result as WireOutcome);
+    outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, () => `the result of ${task.task}`) } : (result as WireOutcome);
   } catch (error) {
     outcome = { kind: 'failure', error: toRemoteError(error) };
   } finally {
