@@ -1,7 +1,10 @@
 /**
- * Runs every subject through the same scenarios on the same Redis, one library at a time (round
- * trips alternate between them), and prints a Markdown table. Usage: `npm run bench` (REDIS_URL overrides the Redis address;
- * BENCH_SCALE=0.2 runs a quick, smaller pass).
+ * Runs every subject through the same scenarios on the same Redis and prints a Markdown table.
+ * The libraries take turns scenario by scenario, and every scenario is run `BENCH_ROUNDS` times
+ * (default 3; the table shows the median), because this machine's speed drifts by up to 2x within
+ * one run: libraries measured minutes apart are not comparable, libraries measured in turn are.
+ * Usage: `npm run bench` (REDIS_URL overrides the Redis address; BENCH_SCALE=0.2 runs a quick,
+ * smaller pass; BENCH_ONLY=celeriac,bullmq picks libraries).
  */
 import Redis from 'ioredis';
 import { deleteKeys, totalCommands } from './redis-stats';
@@ -12,50 +15,106 @@ import { celeriacSubject } from './subjects/celeriac';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const scale = Number(process.env.BENCH_SCALE ?? 1);
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const size = (n: number) => Math.max(100, Math.round(n * scale));
 
 type Row = Record<string, string>;
 
-async function measure(run: () => Promise<void>, jobs: number): Promise<string> {
-  const start = process.hrtime.bigint();
-  await run();
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return Math.round(jobs / seconds).toLocaleString('en-US');
+/** One column of the table: how many jobs it times, and what it does with them. */
+interface Scenario {
+  column: string;
+  jobs: number;
+  /** Untimed set-up (enqueueing the jobs a processing scenario then works off). */
+  prepare?(subject: Subject): Promise<void>;
+  run(subject: Subject): Promise<void>;
+  /** Untimed clean-up (working off what an enqueue scenario left). */
+  finish?(subject: Subject): Promise<void>;
 }
 
-async function benchSubject(make: (prefix: string) => Subject, admin: Redis): Promise<Row> {
-  const prefix = `bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const subject = make(prefix);
-  const row: Row = { library: subject.name };
-  try {
-    const serial = size(3_000);
-    row['enqueue, one by one'] = await measure(() => subject.enqueueSerial(serial), serial);
-    const concurrent = size(20_000);
-    row['enqueue, concurrent'] = await measure(() => subject.enqueueConcurrent(concurrent), concurrent);
-    const bulk = size(50_000);
-    row['enqueue, bulk'] = await measure(() => subject.enqueueBulk(bulk), bulk);
-    // Drain what the enqueue scenarios left, so each processing run starts from an empty queue.
-    await subject.processAll(serial + concurrent + bulk, 100);
-    for (const concurrency of [1, 10, 100]) {
-      const jobs = size(concurrency === 1 ? 5_000 : 30_000);
-      await subject.enqueueBulk(jobs);
-      row[`process, c=${concurrency}`] = await measure(() => subject.processAll(jobs, concurrency), jobs);
-    }
-    const jobs = size(30_000);
-    const before = await totalCommands(admin);
-    await subject.enqueueBulk(jobs);
-    await subject.processAll(jobs, 100);
-    const after = await totalCommands(admin);
-    row['Redis cmds/job'] = ((after - before) / jobs).toFixed(2);
-  } finally {
-    await subject.close();
-    await deleteKeys(admin, `${prefix}*`);
+function scenarios(): Scenario[] {
+  const drain = (jobs: number) => (subject: Subject) => subject.processAll(jobs, 100);
+  const serial = size(2_000);
+  const concurrent = size(10_000);
+  const bulk = size(30_000);
+  const list: Scenario[] = [
+    { column: 'enqueue, one by one', jobs: serial, run: (subject) => subject.enqueueSerial(serial), finish: drain(serial) },
+    { column: 'enqueue, concurrent', jobs: concurrent, run: (subject) => subject.enqueueConcurrent(concurrent), finish: drain(concurrent) },
+    { column: 'enqueue, bulk', jobs: bulk, run: (subject) => subject.enqueueBulk(bulk), finish: drain(bulk) },
+  ];
+  for (const concurrency of [1, 10, 100]) {
+    const jobs = size(concurrency === 1 ? 3_000 : 20_000);
+    list.push({ column: `process, c=${concurrency}`, jobs, prepare: (subject) => subject.enqueueBulk(jobs), run: (subject) => subject.processAll(jobs, concurrency) });
   }
-  return row;
+  return list;
+}
+
+/** Runs the scenarios in turn over the subjects, `rounds` times; returns jobs/s samples per subject and column. */
+async function throughput(subjects: Subject[]): Promise<Map<string, Map<string, number[]>>> {
+  const samples = new Map(subjects.map((subject) => [subject.name, new Map<string, number[]>()]));
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const scenario of scenarios()) {
+      for (const subject of subjects) {
+        process.stderr.write(`round ${round}/${rounds}: ${scenario.column}, ${subject.name}\n`);
+        await scenario.prepare?.(subject);
+        const ms = await timed(() => scenario.run(subject));
+        await scenario.finish?.(subject);
+        const column = samples.get(subject.name) as Map<string, number[]>;
+        column.set(scenario.column, [...(column.get(scenario.column) ?? []), scenario.jobs / (ms / 1000)]);
+      }
+    }
+  }
+  return samples;
+}
+
+/** Redis commands per job (INFO commandstats, which counts the commands inside Lua scripts too). */
+async function commandsPerJob(subject: Subject, admin: Redis): Promise<string> {
+  const jobs = size(20_000);
+  const before = await totalCommands(admin);
+  await subject.enqueueBulk(jobs);
+  await subject.processAll(jobs, 100);
+  const after = await totalCommands(admin);
+  return ((after - before) / jobs).toFixed(2);
+}
+
+const PING = 'PING';
+
+/**
+ * Round trips (send one job, await its result) of every library, in blocks taken in turn, with a
+ * bare PING on the admin connection timed in the same rotation: no job can come back faster.
+ */
+async function roundTrips(subjects: Subject[], admin: Redis): Promise<Map<string, Row>> {
+  const samples = size(2_000);
+  const block = 100;
+  const lanes: Array<{ name: string; once(): Promise<number>; times: number[] }> = [{ name: PING, once: () => timed(() => admin.ping()), times: [] }];
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    for (const subject of subjects) {
+      process.stderr.write(`round trips: starting ${subject.name}\n`);
+      const tripper = await subject.startRoundTrips();
+      stops.push(tripper.stop);
+      lanes.push({ name: subject.name, once: tripper.once, times: [] });
+    }
+    for (const lane of lanes) for (let i = 0; i < block; i++) await lane.once(); // warm-up, not counted
+    for (let done = 0; done < samples; done += block) {
+      for (const lane of lanes) for (let i = 0; i < block; i++) lane.times.push(await lane.once());
+    }
+  } finally {
+    for (const stop of stops) await stop();
+  }
+  return new Map(
+    lanes.map((lane) => {
+      const sorted = lane.times.sort((a, b) => a - b);
+      return [lane.name, { 'round trip p50 ms': percentile(sorted, 0.5).toFixed(3), 'round trip p99 ms': percentile(sorted, 0.99).toFixed(3) }];
+    }),
+  );
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
 function table(rows: Row[]): string {
@@ -67,63 +126,39 @@ function table(rows: Row[]): string {
 async function main(): Promise<void> {
   const admin = new Redis(url);
   const only = process.env.BENCH_ONLY?.split(',');
-  const subjects: Array<[string, (prefix: string) => Subject]> = [
+  const makers: Array<[string, (prefix: string) => Subject]> = [
     ['celeriac', (prefix) => celeriacSubject(url, prefix)],
     ['bullmq', (prefix) => bullmqSubject(url, prefix)],
     ['bee-queue', (prefix) => beeQueueSubject(url, prefix)],
   ];
-  const rows: Row[] = [];
-  for (const [name, make] of subjects) {
-    if (only && !only.includes(name)) continue;
-    process.stderr.write(`benchmarking ${name}...\n`);
-    rows.push(await benchSubject(make, admin));
-  }
-  const chosen = subjects.filter(([name]) => !only || only.includes(name));
-  const latencies = await interleavedRoundTrips(chosen, admin);
-  await admin.quit();
-  for (const row of rows) Object.assign(row, latencies.get(row.library ?? ''));
-  console.log(`Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}.\n`);
-  console.log(table(rows));
-  const ping = latencies.get(PING);
-  console.log(`\nA bare PING on one ioredis connection, timed alongside: p50 ${ping?.['round trip p50 ms']} ms, p99 ${ping?.['round trip p99 ms']} ms.`);
-}
-
-const PING = 'PING';
-
-/**
- * Round trips (send one job, await its result) of every library, in blocks taken in turn, so that
- * a machine whose speed drifts during the run (this one does, by up to 2x) treats them alike. A bare
- * PING on the admin connection is timed in the same rotation: no job can come back faster.
- */
-async function interleavedRoundTrips(subjects: Array<[string, (prefix: string) => Subject]>, admin: Redis): Promise<Map<string, Row>> {
-  const samples = size(2_000);
-  const block = 100;
-  const prefixes = subjects.map(() => `bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
-  const started = subjects.map(([, make], index) => make(prefixes[index] as string));
-  const lanes: Array<{ name: string; once(): Promise<number>; times: number[] }> = [{ name: PING, once: () => timed(() => admin.ping()), times: [] }];
-  const stops: Array<() => Promise<void>> = [];
+  const prefixes: string[] = [];
+  const subjects = makers
+    .filter(([name]) => !only || only.includes(name))
+    .map(([, make]) => {
+      const prefix = `bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+      prefixes.push(prefix);
+      return make(prefix);
+    });
   try {
-    for (const subject of started) {
-      process.stderr.write(`round trips: starting ${subject.name}...\n`);
-      const tripper = await subject.startRoundTrips();
-      lanes.push({ name: subject.name, once: tripper.once, times: [] });
-      stops.push(tripper.stop);
-    }
-    for (const lane of lanes) for (let i = 0; i < block; i++) await lane.once(); // warm-up, not counted
-    for (let done = 0; done < samples; done += block) {
-      for (const lane of lanes) for (let i = 0; i < block; i++) lane.times.push(await lane.once());
-    }
+    const samples = await throughput(subjects);
+    const commands = new Map<string, string>();
+    for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
+    const latencies = await roundTrips(subjects, admin);
+    const rows: Row[] = subjects.map((subject) => {
+      const row: Row = { library: subject.name };
+      for (const [column, values] of samples.get(subject.name) ?? []) row[column] = Math.round(median(values)).toLocaleString('en-US');
+      row['Redis cmds/job'] = commands.get(subject.name) ?? '';
+      return Object.assign(row, latencies.get(subject.name));
+    });
+    console.log(`Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ${rounds} rounds taken in turn.\n`);
+    console.log(table(rows));
+    const ping = latencies.get(PING);
+    console.log(`\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping?.['round trip p50 ms']} ms, p99 ${ping?.['round trip p99 ms']} ms.`);
   } finally {
-    for (const stop of stops.splice(0)) await stop();
-    for (const subject of started) await subject.close();
+    for (const subject of subjects) await subject.close();
     for (const prefix of prefixes) await deleteKeys(admin, `${prefix}*`);
+    await admin.quit();
   }
-  return new Map(
-    lanes.map((lane) => {
-      const sorted = lane.times.sort((a, b) => a - b);
-      return [lane.name, { 'round trip p50 ms': percentile(sorted, 0.5).toFixed(3), 'round trip p99 ms': percentile(sorted, 0.99).toFixed(3) }];
-    }),
-  );
 }
 
 main().catch((error: unknown) => {

@@ -10,7 +10,6 @@
  *                                             └ lease lapsed ─────┤
  *                                               (deliveries++)    └── deadLetter ──► dead
  */
-import type { ResultBackend } from './backend';
 import type { Envelope } from './message';
 
 /** What happened to one published envelope. */
@@ -140,16 +139,6 @@ export interface Broker {
   purge(queue: string): Promise<number>;
   /** Releases connections and timers. */
   close(): Promise<void>;
-  /**
-   * True when a record written to `backend` and an ack sent right after it are applied in that
-   * order (one connection, or one process), so a worker may send both without waiting in between.
-   */
-  acksAfterStores?(backend: ResultBackend): boolean;
-  /**
-   * Runs `send`, whose broker and backend calls are all issued synchronously, so that their
-   * commands leave in one network write (a write is a system call, and per call they add up).
-   */
-  together?<T>(send: () => T): T;
 }
 
 /** What a worker tells about itself in its heartbeat. */

@@ -43,11 +43,6 @@ export class RedisConnection {
     defineScripts(this.client);
   }
 
-  /** Runs `send` so that the commands it issues synchronously leave in one write (see {@link corked}). */
-  corked<T>(send: () => T): T {
-    return corked(this.client, send);
-  }
-
   /** A blocking connection for one wait; give it back with {@link RedisConnection.releaseBlocking}. */
   acquireBlocking(): BlockingClient {
     const idle = this.idleBlocking.pop();

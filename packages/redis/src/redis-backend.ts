@@ -181,11 +181,6 @@ export class RedisBackend implements ResultBackend {
     return { done, completed: completed === 1, repeated: repeated === 1 };
   }
 
-  /** True when this backend talks over `connection`. */
-  sharesConnection(connection: RedisConnection): boolean {
-    return this.connection === connection;
-  }
-
   async close(): Promise<void> {
     const closed = closedWhileWaiting();
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.fail(closed);

@@ -13,11 +13,9 @@ import {
   type PublishOutcome,
   type QueueStats,
   type RecoveryReport,
-  type ResultBackend,
   type Revocation,
   type WorkerInfo,
 } from '@celeriac/core';
-import { RedisBackend } from './redis-backend';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
 import { runScript, type ScriptName } from './scripts';
@@ -321,15 +319,6 @@ export class RedisBroker implements Broker {
 
   async purge(queue: string): Promise<number> {
     return this.script<number>('purge', queue, []);
-  }
-
-  together<T>(send: () => T): T {
-    return this.connection.corked(send);
-  }
-
-  acksAfterStores(backend: ResultBackend): boolean {
-    // Same connection: Redis applies the record's SET before the ack script sent after it.
-    return backend instanceof RedisBackend && backend.sharesConnection(this.connection);
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,11 @@
 /**
  * Batches the writes that end task runs: records to the backend, then acks to the broker. Everything
- * settled in one tick goes out together; records are written before the acks that depend on them,
- * so a crash in between re-runs the task rather than losing its result. A STARTED record waits a
- * few milliseconds: a task that ends sooner never needs it, which halves the writes of short tasks.
+ * settled in one tick goes out together. The acks follow once the records are stored, so a crash
+ * in between re-runs the task rather than losing its result; and they leave in a write of their own,
+ * after the event loop's next turn, so that the store that wakes the caller is all Redis has to do
+ * first (an ack sent in the same write measured ~8 % slower round trips: Redis answers a write only
+ * once it has run all of it). A STARTED record waits a few milliseconds: a task that ends sooner
+ * never needs it, which halves the writes of short tasks.
  */
 import { isReadyState, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
 
@@ -25,14 +28,10 @@ export class Settler {
   private readonly pendingStarted = new Map<string, () => StoreEntry>();
   private startedTimer: NodeJS.Timeout | undefined;
 
-  private readonly ordered: boolean;
-
   constructor(
     private readonly backend: ResultBackend,
     private readonly broker: Broker,
-  ) {
-    this.ordered = broker.acksAfterStores?.(backend) ?? false;
-  }
+  ) {}
 
   /** Stores a record in the next batch. */
   store(entry: StoreEntry): Promise<void> {
@@ -103,14 +102,12 @@ export class Settler {
     this.waiters = [];
     const writing = (async () => {
       try {
-        if (this.ordered) {
-          // Records and acks travel in order on one connection: send both now, wait once.
-          const send = () => Promise.all([stores.length > 0 ? this.backend.store(stores) : undefined, acks.length > 0 ? this.broker.ack(acks) : undefined]);
-          await (this.broker.together ? this.broker.together(send) : send());
-        } else {
-          if (stores.length > 0) await this.backend.store(stores);
-          if (acks.length > 0) await this.broker.ack(acks);
+        if (stores.length > 0) {
+          await this.backend.store(stores);
+          // The stored records' notices, already on their way, are read before the acks go out.
+          if (acks.length > 0) await nextTurn();
         }
+        if (acks.length > 0) await this.broker.ack(acks);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         for (const waiter of waiters) waiter.reject(error);
@@ -119,4 +116,9 @@ export class Settler {
     this.inFlight.add(writing);
     void writing.finally(() => this.inFlight.delete(writing));
   }
+}
+
+/** Resolves after the event loop's next poll for I/O (setImmediate). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

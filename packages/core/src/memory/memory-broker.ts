@@ -13,9 +13,7 @@ import type {
   Revocation,
   WorkerInfo,
 } from '../broker';
-import type { ResultBackend } from '../backend';
 import type { Envelope } from '../message';
-import { MemoryBackend } from './memory-backend';
 import { WakeTimer } from './wake-timer';
 
 type Place = 'ready' | 'delayed' | 'active';
@@ -255,11 +253,6 @@ export class MemoryBroker implements Broker {
       if (entry.place !== 'active') removed += Number(entries.delete(id));
     }
     return removed;
-  }
-
-  acksAfterStores(backend: ResultBackend): boolean {
-    // The memory backend stores synchronously inside its call, so an ack sent after it lands after it.
-    return backend instanceof MemoryBackend;
   }
 
   async close(): Promise<void> {

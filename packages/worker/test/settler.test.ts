@@ -1,0 +1,76 @@
+import { Codec, MemoryBackend, MemoryBroker, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { Settler } from '../src/settler';
+
+/** The memory broker and backend, with their store and ack calls logged and the store held at a gate. */
+function setUp() {
+  const events: string[] = [];
+  let openGate!: () => void;
+  let failStore: ((error: Error) => void) | undefined;
+  const gate = new Promise<void>((resolve, reject) => {
+    openGate = resolve;
+    failStore = reject;
+  });
+  const broker = new MemoryBroker({ prefix: 'settler-test', visibilityTimeout: 30_000, maxDeliveries: 5, revokeTtl: 60_000 });
+  const memoryBackend = new MemoryBackend(new Codec());
+  const backend = Object.assign(Object.create(memoryBackend) as ResultBackend, {
+    async store(entries: readonly StoreEntry[]) {
+      events.push(`store ${entries.map((entry) => entry.record.id).join(',')}`);
+      await gate;
+      await memoryBackend.store(entries);
+      events.push('stored');
+    },
+  });
+  const ackingBroker = Object.assign(Object.create(broker) as Broker, {
+    async ack(deliveries: readonly Delivery[]) {
+      events.push(`ack ${deliveries.map((delivery) => delivery.id).join(',')}`);
+      await broker.ack(deliveries);
+    },
+  });
+  const settler = new Settler(backend, ackingBroker);
+  return { events, broker, memoryBackend, settler, openGate, failStore: (error: Error) => failStore?.(error) };
+}
+
+async function reserveTwo(broker: MemoryBroker): Promise<Delivery[]> {
+  await broker.publish(['a', 'b'].map((id) => ({ id, queue: 'q', priority: 0, idempotent: false, body: `{"id":"${id}"}` })));
+  return broker.reserve(['q'], 2);
+}
+
+function success(id: string): StoreEntry {
+  return { record: { id, state: 'SUCCESS', date: Date.now(), result: id }, ttl: 60_000 };
+}
+
+describe('Settler', () => {
+  it('stores what settled in one tick in one batch, and acks it only once the records are stored', async () => {
+    const { events, broker, memoryBackend, settler, openGate } = setUp();
+    const [first, second] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    const settled = Promise.all([settler.finish(first, success('a')), settler.finish(second, success('b'))]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(['store a,b']);
+    openGate();
+    await settled;
+    expect(events).toEqual(['store a,b', 'stored', 'ack a,b']);
+    await expect(broker.stats('q')).resolves.toMatchObject({ active: 0, ready: 0 });
+    await expect(memoryBackend.get('b')).resolves.toMatchObject({ state: 'SUCCESS', result: 'b' });
+    await broker.close();
+  });
+
+  it('does not ack when storing the records failed: the leases bring the tasks back', async () => {
+    const { events, broker, settler, failStore } = setUp();
+    const [first, second] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    const settled = Promise.allSettled([settler.finish(first, success('a')), settler.finish(second, success('b'))]);
+    failStore(new Error('Redis went away'));
+    const outcomes = await settled;
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(events).toEqual(['store a,b']);
+    await expect(broker.stats('q')).resolves.toMatchObject({ active: 2 });
+    await broker.close();
+  });
+
+  it('acks a batch without records at once (a workflow step whose record went out before)', async () => {
+    const { events, broker, settler } = setUp();
+    const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    await settler.finish(first);
+    expect(events).toEqual(['ack a']);
+    await broker.close();
+  });
+});
