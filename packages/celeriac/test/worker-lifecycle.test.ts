@@ -1,6 +1,6 @@
 import { currentTask } from 'celeriac';
 import { deferred } from '@celeriac/core/testing';
-import { useApp } from './support/app';
+import { captureLogs, useApp } from './support/app';
 import { blocker } from './support/tasks';
 
 describe('worker lifecycle', () => {
@@ -97,6 +97,21 @@ describe('worker lifecycle', () => {
     expect(idle.state).toBe('idle');
     await idle.close();
     expect(idle.state).toBe('closed');
+  });
+
+  it('logs a line when a task starts and when it ends, unless the logger says it drops info lines', async () => {
+    const add = t.app.task('add', (a: number, b: number) => a + b);
+    const verbose = captureLogs();
+    const quiet = captureLogs();
+    const dropsInfo = { ...quiet.logger, isLevelEnabled: (level: string) => level !== 'info' };
+    for (const logger of [verbose.logger, dropsInfo]) {
+      const worker = await t.startWorker({ logger });
+      await add.delay(2, 3);
+      await worker.close();
+    }
+    const perTask = (logs: typeof verbose.logs) => logs.filter((line) => line.level === 'info' && /^Task add\[/.test(line.message)).map((line) => line.message.replace(/\[.*\]/, '[id]').replace(/\d+ ms/, 'N ms'));
+    expect(perTask(verbose.logs)).toEqual(['Task add[id] started', 'Task add[id] succeeded in N ms']);
+    expect(quiet.logs.filter((line) => line.level === 'info' && line.message.startsWith('Task add'))).toEqual([]);
   });
 
   it.each([

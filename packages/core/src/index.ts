@@ -42,7 +42,7 @@ export {
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
-export { warningsToStderr, type Logger } from './logger';
+export { logsAt, warningsToStderr, type Logger, type LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';

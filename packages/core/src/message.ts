@@ -83,10 +83,10 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
   message.args.forEach((arg, index) => {
     if (codec.inspect(arg, () => `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
   });
-  const { flow, ...rest } = message;
-  const wire: WireMessage = { ...rest, args: rich ? codec.serialize(message.args) : { json: message.args } };
+  // One copy of the message with its encoded fields (this runs for every task sent).
+  const wire = { ...message, args: rich ? codec.serialize(message.args) : { json: message.args } } as unknown as WireMessage;
   // Workflow steps carry arguments of their own: they travel through the codec too.
-  if (flow !== undefined) wire.flow = codec.serialize(flow, () => `the workflow of ${message.task}`);
+  if (message.flow !== undefined) wire.flow = codec.serialize(message.flow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
   const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {
@@ -133,8 +133,10 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The arguments could not be decoded: ${(error as Error).message}`, { cause: error });
   }
   if (!Array.isArray(args)) throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The arguments are not a list.');
-  const { flow, ...rest } = wire;
-  const message: TaskMessage = { ...rest, args };
+  // The freshly parsed object becomes the message (no copy: this runs for every task run).
+  const { flow } = wire;
+  const message = wire as unknown as TaskMessage;
+  message.args = args;
   if (flow !== undefined) {
     try {
       message.flow = codec.deserialize(flow) as Flow;

@@ -5,6 +5,7 @@
 import {
   CeleriacError,
   continueFlow,
+  logsAt,
   failFlow,
   type FlowContext,
   optionalMilliseconds,
@@ -109,7 +110,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       run.settler.started(message.id, () =>
         entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid }, date: startedAt })),
       );
-      logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
+      if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
     report: async (state: TaskState, meta: unknown) => {
       if (finished) return;
@@ -142,7 +143,7 @@ async function settle(
       const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
       const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore ? base : { ...base, result: outcome.value }));
       await settleStep(run, delivery, message, entry, (context) => continueFlow(context, message, outcome.value));
-      logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
+      if (logsAt(logger, 'info')) logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;
     }
     case 'retry': {
