@@ -97,11 +97,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   async get(options: GetOptions = {}): Promise<T | CeleriacError> {
     // Start listening while the publish is still in flight, so the wait costs no extra round trip;
     // a failed publish ends the wait with its error.
-    const published = new AbortController();
-    this.sent.catch((error: unknown) => published.abort(error));
     let record: TaskRecord;
     try {
-      record = await this.waitForRecord(options.timeout, published.signal);
+      record = await this.waitForRecord(options.timeout);
     } catch (error) {
       await this.sent; // a publish failure explains the failed wait best
       throw error;
@@ -158,9 +156,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     return this.source.backend.forget([this.id]);
   }
 
-  private async waitForRecord(timeout: Duration | undefined, publishFailed: AbortSignal): Promise<TaskRecord> {
-    const hint = { sentHere: this.sentHere, sentAt: this.sentAt };
-    if (timeout === undefined) return this.source.backend.waitFor(this.id, publishFailed, hint);
+  private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+    const hint = { sentHere: this.sentHere, sentAt: this.sentAt, until: this.sent };
+    if (timeout === undefined) return this.source.backend.waitFor(this.id, undefined, hint);
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
     const timer = setTimeout(
@@ -168,7 +166,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       ms,
     );
     try {
-      return await this.source.backend.waitFor(this.id, AbortSignal.any([controller.signal, publishFailed]), hint);
+      return await this.source.backend.waitFor(this.id, controller.signal, hint);
     } finally {
       clearTimeout(timer);
     }

@@ -55,6 +55,11 @@ export interface WaitOptions {
   sentHere?: boolean;
   /** Epoch ms (this process's clock) when this client sent the task, with `sentHere`. */
   sentAt?: number;
+  /**
+   * Ends the wait with this promise's rejection (the publish of the awaited task failed). Cheaper
+   * than an AbortSignal for a condition that almost never happens: one is made per awaited task.
+   */
+  until?: PromiseLike<unknown>;
 }
 
 /** Settings every backend receives from the app. */
@@ -77,7 +82,8 @@ export interface ResultBackend {
   getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>>;
   /**
    * Resolves with the record once the task is in a ready state (at once if it already is). Rejects
-   * with the signal's reason when the signal aborts. Implemented with notifications, not polling.
+   * with the signal's reason when the signal aborts, or with `options.until`'s rejection.
+   * Implemented with notifications, not polling.
    * `sentHere` tells that this client published the task (its notices come to this client directly).
    */
   waitFor(id: string, signal?: AbortSignal, options?: WaitOptions): Promise<TaskRecord>;

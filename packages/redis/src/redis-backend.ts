@@ -132,6 +132,7 @@ export class RedisBackend implements ResultBackend {
         const onAbort = () => waiter.fail(signal?.reason);
         set.add(waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
+        options.until?.then(undefined, (error: unknown) => waiter.fail(error));
         // Subscribe before reading, so a record stored in between is not missed. The signal can end
         // the wait at any point, also while Redis is unreachable.
         void (async () => {

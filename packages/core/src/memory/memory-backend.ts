@@ -3,7 +3,7 @@
  * by events. Records are stored encoded, as a remote backend would, so values are copies.
  */
 import { EventEmitter } from 'node:events';
-import type { ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord } from '../backend';
+import type { ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from '../backend';
 import type { Codec } from '../codec';
 import { closedWhileWaiting } from '../errors';
 import { isReadyState } from '../states';
@@ -42,7 +42,7 @@ export class MemoryBackend implements ResultBackend {
     return ids.map((id) => this.decode(id));
   }
 
-  waitFor(id: string, signal?: AbortSignal): Promise<TaskRecord> {
+  waitFor(id: string, signal?: AbortSignal, options: WaitOptions = {}): Promise<TaskRecord> {
     return new Promise((resolve, reject) => {
       const current = this.decode(id);
       if (current && isReadyState(current.state)) return resolve(current);
@@ -68,6 +68,7 @@ export class MemoryBackend implements ResultBackend {
       this.events.on(id, onRecord);
       this.events.on(CLOSED, onClose);
       signal?.addEventListener('abort', onAbort, { once: true });
+      options.until?.then(undefined, onClose);
     });
   }
 

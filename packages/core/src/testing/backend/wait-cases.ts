@@ -71,6 +71,19 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     await expect(backend.waitFor('never', controller.signal)).rejects.toBe(reason);
   });
 
+  it('waitFor rejects with the rejection of options.until (a failed publish), and a later store wakes nobody', async () => {
+    const { backend, writer } = await open();
+    const publish = deferred<void>();
+    const waiting = backend.waitFor('lost', undefined, { until: publish.promise });
+    const reason = new Error('publish failed');
+    publish.reject(reason);
+    await expect(waiting).rejects.toBe(reason);
+    // A resolved `until` (the publish went through) does not end a wait.
+    const sent = backend.waitFor('sent', undefined, { until: Promise.resolve() });
+    await writer.store([entry(taskRecord('sent', 'SUCCESS', { result: 1 }))]);
+    await expect(sent).resolves.toMatchObject({ result: 1 });
+  });
+
   it('wakes every waiter of an id, and only with that id', async () => {
     const { backend, writer } = await open();
     const [x1, x2, y] = [backend.waitFor('x'), backend.waitFor('x'), backend.waitFor('y')];
