@@ -8,7 +8,7 @@
  */
 import Redis from 'ioredis';
 import { deleteKeys, totalCommands } from './redis-stats';
-import { timed, type Subject } from './subject';
+import { timed, type Placement, type Subject } from './subject';
 import { beeQueueSubject } from './subjects/bee-queue';
 import { bullmqSubject } from './subjects/bullmq';
 import { celeriacSubject } from './subjects/celeriac';
@@ -80,17 +80,19 @@ const PING = 'PING';
 
 /**
  * Round trips (send one job, await its result) of every library, in blocks taken in turn, with a
- * bare PING on the admin connection timed in the same rotation: no job can come back faster.
+ * bare PING on the admin connection timed in the same rotation: no job can come back faster. The
+ * workers run in this process (`here`) or each in a process of its own (`apart`).
  */
-async function roundTrips(subjects: Subject[], admin: Redis): Promise<Map<string, Row>> {
+async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): Promise<Map<string, Row>> {
+  const label = where === 'here' ? 'round trip' : 'round trip, worker apart,';
   const samples = size(2_000);
   const block = 100;
   const lanes: Array<{ name: string; once(): Promise<number>; times: number[] }> = [{ name: PING, once: () => timed(() => admin.ping()), times: [] }];
   const stops: Array<() => Promise<void>> = [];
   try {
     for (const subject of subjects) {
-      process.stderr.write(`round trips: starting ${subject.name}\n`);
-      const tripper = await subject.startRoundTrips();
+      process.stderr.write(`round trips (worker ${where}): starting ${subject.name}\n`);
+      const tripper = await subject.startRoundTrips(where);
       stops.push(tripper.stop);
       lanes.push({ name: subject.name, once: tripper.once, times: [] });
     }
@@ -104,7 +106,7 @@ async function roundTrips(subjects: Subject[], admin: Redis): Promise<Map<string
   return new Map(
     lanes.map((lane) => {
       const sorted = lane.times.sort((a, b) => a - b);
-      return [lane.name, { 'round trip p50 ms': percentile(sorted, 0.5).toFixed(3), 'round trip p99 ms': percentile(sorted, 0.99).toFixed(3) }];
+      return [lane.name, { [`${label} p50 ms`]: percentile(sorted, 0.5).toFixed(3), [`${label} p99 ms`]: percentile(sorted, 0.99).toFixed(3) }];
     }),
   );
 }
@@ -143,12 +145,13 @@ async function main(): Promise<void> {
     const samples = await throughput(subjects);
     const commands = new Map<string, string>();
     for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
-    const latencies = await roundTrips(subjects, admin);
+    const latencies = await roundTrips(subjects, admin, 'here');
+    const apart = await roundTrips(subjects, admin, 'apart');
     const rows: Row[] = subjects.map((subject) => {
       const row: Row = { library: subject.name };
       for (const [column, values] of samples.get(subject.name) ?? []) row[column] = Math.round(median(values)).toLocaleString('en-US');
       row['Redis cmds/job'] = commands.get(subject.name) ?? '';
-      return Object.assign(row, latencies.get(subject.name));
+      return Object.assign(row, latencies.get(subject.name), apart.get(subject.name));
     });
     console.log(`Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ${rounds} rounds taken in turn.\n`);
     console.log(table(rows));

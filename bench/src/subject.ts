@@ -12,14 +12,18 @@ export interface Subject {
   /** Starts a worker with `concurrency`, and resolves once `n` already enqueued jobs are done. */
   processAll(n: number, concurrency: number): Promise<void>;
   /**
-   * Starts a worker at concurrency 1 for round trips. The driver then sends one job at a time with
-   * the returned `once` (it resolves with that job's round trip in ms: send, then await the result),
-   * alternating between libraries so that each sees the same machine.
+   * Starts a worker at concurrency 1 for round trips: in this process (`here`), or in a process of
+   * its own (`apart`, as a web app and its workers run). The driver then sends one job at a time
+   * with the returned `once` (it resolves with that job's round trip in ms: send, then await the
+   * result), alternating between libraries so that each sees the same machine.
    */
-  startRoundTrips(): Promise<RoundTripper>;
+  startRoundTrips(where: Placement): Promise<RoundTripper>;
   /** Removes the library's keys and closes its connections. */
   close(): Promise<void>;
 }
+
+/** Where the worker of a round trip runs: in the sender's process, or in a process of its own. */
+export type Placement = 'here' | 'apart';
 
 /** Sends jobs one at a time through a running worker; see {@link Subject.startRoundTrips}. */
 export interface RoundTripper {

@@ -1,5 +1,6 @@
 /** bee-queue under test: its in-process processor, results stored (storeJobs, the default). */
 import BeeQueue from 'bee-queue';
+import { startRemoteWorker } from '../remote';
 import { timed, type Subject } from '../subject';
 
 /** Builds the bee-queue subject. */
@@ -29,10 +30,16 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
       });
       await worker.close();
     },
-    async startRoundTrips() {
-      const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
-      worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
-      await worker.ready();
+    async startRoundTrips(where) {
+      let stop: () => Promise<void>;
+      if (where === 'apart') {
+        stop = await startRemoteWorker('bee-queue', url, prefix);
+      } else {
+        const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
+        worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
+        await worker.ready();
+        stop = () => worker.close();
+      }
       await producer.ready();
       let i = 0;
       return {
@@ -41,7 +48,7 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
             const job = await producer.createJob({ i: i++ }).save();
             await new Promise<void>((resolve) => job.on('succeeded', () => resolve()));
           }),
-        stop: () => worker.close(),
+        stop,
       };
     },
     async close() {

@@ -1,12 +1,11 @@
 /** BullMQ under test: its in-process Worker, results kept (the default). */
 import { Queue, QueueEvents, Worker } from 'bullmq';
+import { startRemoteWorker } from '../remote';
 import { timed, type Subject } from '../subject';
 
 /** Builds the BullMQ subject. */
 export function bullmqSubject(url: string, prefix: string): Subject {
-  const connection = { url } as const;
   const queue = new Queue('bench', { connection: { ...connectionOf(url) }, prefix });
-  void connection;
   const jobs = (n: number) => Array.from({ length: n }, (_, i) => ({ name: 'noop', data: { i } }));
 
   return {
@@ -32,16 +31,22 @@ export function bullmqSubject(url: string, prefix: string): Subject {
       });
       await worker?.close();
     },
-    async startRoundTrips() {
+    async startRoundTrips(where) {
       const events = new QueueEvents('bench', { connection: connectionOf(url), prefix });
       await events.waitUntilReady();
-      const worker = new Worker('bench', async (job) => job.data.i, { connection: connectionOf(url), prefix, concurrency: 1 });
-      await worker.waitUntilReady();
+      let stopWorker: () => Promise<void>;
+      if (where === 'apart') {
+        stopWorker = await startRemoteWorker('bullmq', url, prefix);
+      } else {
+        const worker = new Worker('bench', async (job) => job.data.i, { connection: connectionOf(url), prefix, concurrency: 1 });
+        await worker.waitUntilReady();
+        stopWorker = () => worker.close();
+      }
       let i = 0;
       return {
         once: () => timed(async () => (await queue.add('noop', { i: i++ })).waitUntilFinished(events)),
         async stop() {
-          await worker.close();
+          await stopWorker();
           await events.close();
         },
       };
@@ -53,7 +58,8 @@ export function bullmqSubject(url: string, prefix: string): Subject {
   };
 }
 
-function connectionOf(url: string) {
+/** ioredis connection options for BullMQ from a Redis URL. */
+export function connectionOf(url: string) {
   const parsed = new URL(url);
   return { host: parsed.hostname, port: Number(parsed.port || 6379), db: Number(parsed.pathname.slice(1) || 0), maxRetriesPerRequest: null };
 }

@@ -1,5 +1,6 @@
 /** Celeriac under test: an inline worker in the same process, results kept. */
 import { Celeriac, type Worker } from 'celeriac';
+import { startRemoteWorker } from '../remote';
 import { timed, type Subject } from '../subject';
 
 /** Builds the Celeriac subject. */
@@ -40,17 +41,20 @@ export function celeriacSubject(url: string, prefix: string): Subject {
       await worker?.close();
       worker = undefined;
     },
-    async startRoundTrips() {
+    async startRoundTrips(where) {
       onDone = undefined;
-      const running = await startWorker(1);
-      let i = 0;
-      return {
-        once: () => timed(() => noop.delay(i++)),
-        async stop() {
+      let stop: () => Promise<void>;
+      if (where === 'apart') {
+        stop = await startRemoteWorker('celeriac', url, prefix);
+      } else {
+        const running = await startWorker(1);
+        stop = async () => {
           await running.close();
           if (worker === running) worker = undefined;
-        },
-      };
+        };
+      }
+      let i = 0;
+      return { once: () => timed(() => noop.delay(i++)), stop };
     },
     async close() {
       await app.close();
