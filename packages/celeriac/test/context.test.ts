@@ -70,6 +70,22 @@ describe('currentTask()', () => {
     await expect(after).resolves.toBe(after.id);
   });
 
+  it('keeps the context of a task that starts right after another one ended, in the same batch', async () => {
+    // The switch-off queued when the first task ended must not hit the second one, which started
+    // before the queued check ran.
+    const quick = t.app.task('quick', () => currentTask().id);
+    const awaiting = t.app.task('awaiting', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return currentTask().id;
+    });
+    const first = quick.delay();
+    const second = awaiting.delay();
+    await Promise.all([first.sent, second.sent]);
+    await t.startWorker({ concurrency: 2 });
+    await expect(first).resolves.toBe(first.id);
+    await expect(second).resolves.toBe(second.id);
+  });
+
   it('progress() and setState() store custom states with metadata, in order', async () => {
     const upload = t.app.task('upload', async () => {
       await currentTask().progress({ percent: 50 });
