@@ -12,7 +12,9 @@ import { isReadyState, type Broker, type Delivery, type ResultBackend, type Stor
 /** How long a STARTED record waits for the task's next state before it is written. */
 const STARTED_GRACE_MS = 20;
 
-interface Waiter {
+/** The writes of one tick, and the promise every caller of that tick waits on (one, not one each). */
+interface Batch {
+  promise: Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -21,8 +23,7 @@ interface Waiter {
 export class Settler {
   private stores: StoreEntry[] = [];
   private acks: Delivery[] = [];
-  private waiters: Waiter[] = [];
-  private scheduled = false;
+  private batch: Batch | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   /** STARTED records not written yet, built only if written: most tasks end sooner. */
   private readonly pendingStarted = new Map<string, () => StoreEntry>();
@@ -76,8 +77,8 @@ export class Settler {
     clearTimeout(this.startedTimer);
     this.startedTimer = undefined;
     this.pendingStarted.clear();
-    while (this.waiters.length > 0 || this.inFlight.size > 0) {
-      if (this.waiters.length > 0 && this.inFlight.size === 0) this.flush();
+    while (this.batch || this.inFlight.size > 0) {
+      if (this.batch && this.inFlight.size === 0) this.flush();
       await Promise.allSettled([...this.inFlight]);
     }
   }
@@ -85,21 +86,27 @@ export class Settler {
   private wait(): Promise<void> {
     // Flushed on the next microtask: what settles in the same tick shares a batch. (Holding batches
     // back while one is in flight measured slower: it delays acks and results more than it saves.)
-    if (!this.scheduled) {
-      this.scheduled = true;
+    if (!this.batch) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((resolvePromise, rejectPromise) => {
+        resolve = resolvePromise;
+        reject = rejectPromise;
+      });
+      this.batch = { promise, resolve, reject };
       queueMicrotask(() => this.flush());
     }
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return this.batch.promise;
   }
 
   private flush(): void {
-    this.scheduled = false;
+    const batch = this.batch;
+    if (!batch) return; // drain() flushed it already
     const stores = this.stores;
     const acks = this.acks;
-    const waiters = this.waiters;
+    this.batch = undefined;
     this.stores = [];
     this.acks = [];
-    this.waiters = [];
     const writing = (async () => {
       try {
         if (stores.length > 0) {
@@ -108,9 +115,9 @@ export class Settler {
           if (acks.length > 0) await nextTurn();
         }
         if (acks.length > 0) await this.broker.ack(acks);
-        for (const waiter of waiters) waiter.resolve();
+        batch.resolve();
       } catch (error) {
-        for (const waiter of waiters) waiter.reject(error);
+        batch.reject(error);
       }
     })();
     this.inFlight.add(writing);
