@@ -21,8 +21,8 @@ export type ExecutionResult =
 export type ExecuteInput = TaskJob;
 
 /** Runs the task; never throws. */
-export async function execute(input: ExecuteInput): Promise<ExecutionResult> {
-  const { message, definition, softTimeLimit, timeLimit, stop } = input;
+export function execute(input: ExecuteInput): Promise<ExecutionResult> {
+  const { message, definition, softTimeLimit, timeLimit } = input;
   const context = createContext(input);
   const run = (async (): Promise<ExecutionResult> => {
     try {
@@ -32,7 +32,14 @@ export async function execute(input: ExecuteInput): Promise<ExecutionResult> {
       return { kind: 'failure', error, timedOut: false };
     }
   })();
+  // Most tasks have no time limit: their run is the result, with no wrapper to wait through.
   if (softTimeLimit === undefined && timeLimit === undefined) return run;
+  return withTimeLimits(input, run);
+}
+
+/** Arms the soft and hard time limits around a run. */
+async function withTimeLimits(input: ExecuteInput, run: Promise<ExecutionResult>): Promise<ExecutionResult> {
+  const { softTimeLimit, timeLimit, stop } = input;
   let soft: NodeJS.Timeout | undefined;
   let hard: NodeJS.Timeout | undefined;
   if (softTimeLimit !== undefined) soft = setTimeout(() => stop.abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit);
