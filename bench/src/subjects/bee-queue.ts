@@ -41,14 +41,33 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
         stop = () => worker.close();
       }
       await producer.ready();
+      // The queue-level event, by job id: a job's own 'succeeded' listener can only be added once
+      // save() resolved, and the event may come first (a worker in another process is that fast),
+      // which would hang the run.
+      const finished = new Set<string>();
+      const waiting = new Map<string, () => void>();
+      const onSucceeded = (jobId: string) => {
+        const resolve = waiting.get(jobId);
+        if (resolve) {
+          waiting.delete(jobId);
+          resolve();
+        } else {
+          finished.add(jobId);
+        }
+      };
+      producer.on('job succeeded', onSucceeded);
       let i = 0;
       return {
         once: () =>
           timed(async () => {
             const job = await producer.createJob({ i: i++ }).save();
-            await new Promise<void>((resolve) => job.on('succeeded', () => resolve()));
+            if (finished.delete(job.id)) return;
+            await new Promise<void>((resolve) => waiting.set(job.id, resolve));
           }),
-        stop,
+        async stop() {
+          producer.removeListener('job succeeded', onSucceeded);
+          await stop();
+        },
       };
     },
     async close() {
