@@ -157,8 +157,10 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   }
 
   private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+    // `until` lets the backend drop its waiter when the publish fails; the race makes the caller
+    // hear of that failure from any backend, also one that ignores `until`.
     const hint = { sentHere: this.sentHere, sentAt: this.sentAt, until: this.sent };
-    if (timeout === undefined) return this.source.backend.waitFor(this.id, undefined, hint);
+    if (timeout === undefined) return this.orPublishFailure(this.source.backend.waitFor(this.id, undefined, hint));
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
     const timer = setTimeout(
@@ -166,10 +168,15 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       ms,
     );
     try {
-      return await this.source.backend.waitFor(this.id, controller.signal, hint);
+      return await this.orPublishFailure(this.source.backend.waitFor(this.id, controller.signal, hint));
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** `waiting`, or the publish's error if that comes first. */
+  private orPublishFailure(waiting: Promise<TaskRecord>): Promise<TaskRecord> {
+    return Promise.race([waiting, new Promise<never>((_, reject) => this.sent.catch(reject))]);
   }
 
   private outcomeOf(record: TaskRecord): T | CeleriacError {

@@ -96,7 +96,14 @@ export function runWithTaskContext<T>(context: TaskContext, fn: () => T): T {
     throw error;
   }
   if (isThenable(result)) {
-    result.then(taskSettled, taskSettled);
+    // Once, even for a thenable that calls back twice: the count must not drop below the truth.
+    let counted = true;
+    const settled = () => {
+      if (!counted) return;
+      counted = false;
+      taskSettled();
+    };
+    result.then(settled, settled);
   } else {
     taskSettled();
   }

@@ -106,9 +106,12 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     softTimeLimit: message.softTimeLimit ?? optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit') ?? run.limits.softTimeLimit,
     timeLimit: message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
     onStart: () => {
+      // Only the record waits to be built (most tasks end before it is needed); anything that can
+      // throw, such as a message's invalid resultTtl, runs now, where the run can report it.
       const startedAt = Date.now();
+      const ttl = ttlOf(run, message);
       run.settler.started(message.id, () =>
-        entryFor(run, message, record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid }, date: startedAt })),
+        withReply({ record: record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid }, date: startedAt }), ttl }, message),
       );
       if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
@@ -213,7 +216,11 @@ function ttlOf(run: RunContext, message: TaskMessage | undefined): number {
 }
 
 function entryFor(run: RunContext, message: TaskMessage | undefined, taskRecord: TaskRecord): StoreEntry {
-  const entry: StoreEntry = { record: taskRecord, ttl: ttlOf(run, message) };
+  return withReply({ record: taskRecord, ttl: ttlOf(run, message) }, message);
+}
+
+/** Addresses an entry's notice to the client that sent the task, if it asked for one. */
+function withReply(entry: StoreEntry, message: TaskMessage | undefined): StoreEntry {
   if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
   return entry;
 }

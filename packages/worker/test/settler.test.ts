@@ -66,6 +66,56 @@ describe('Settler', () => {
     await broker.close();
   });
 
+  it('drain() writes a batch that is still waiting for its tick, once', async () => {
+    const { events, broker, settler, openGate } = setUp();
+    const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    const finished = settler.finish(first, success('a'));
+    openGate();
+    await settler.drain();
+    await finished;
+    expect(events).toEqual(['store a', 'stored', 'ack a']);
+    await broker.close();
+  });
+
+  describe('STARTED records', () => {
+    // Only the grace timer is faked; the batches still flush on real microtasks and turns.
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'queueMicrotask', 'nextTick'] }));
+    afterEach(() => jest.useRealTimers());
+
+    const started = (id: string, built: string[]) => () => {
+      built.push(id);
+      return { record: { id, state: 'STARTED' as const, date: Date.now() }, ttl: 60_000 };
+    };
+
+    it('are written, and only then built, when the task is still running after the grace period', async () => {
+      const { events, broker, settler, openGate } = setUp();
+      openGate();
+      const built: string[] = [];
+      settler.started('a', started('a', built));
+      jest.advanceTimersByTime(19);
+      expect(built).toEqual([]);
+      jest.advanceTimersByTime(1);
+      expect(built).toEqual(['a']);
+      await settler.drain();
+      expect(events).toEqual(['store a', 'stored']);
+      await broker.close();
+    });
+
+    it('are never built nor written for a task that ends within the grace period', async () => {
+      const { events, broker, settler, openGate } = setUp();
+      openGate();
+      const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];
+      const built: string[] = [];
+      settler.started('a', started('a', built));
+      await settler.finish(first, success('a'));
+      jest.advanceTimersByTime(100);
+      await settler.drain();
+      expect(built).toEqual([]);
+      expect(events).toEqual(['store a', 'stored', 'ack a']);
+      await broker.close();
+    });
+  });
+
   it('acks a batch without records at once (a workflow step whose record went out before)', async () => {
     const { events, broker, settler } = setUp();
     const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];

@@ -71,7 +71,7 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     await expect(backend.waitFor('never', controller.signal)).rejects.toBe(reason);
   });
 
-  it('waitFor rejects with the rejection of options.until (a failed publish), and a later store wakes nobody', async () => {
+  it('waitFor rejects with the rejection of options.until (a failed publish); a resolved until ends no wait', async () => {
     const { backend, writer } = await open();
     const publish = deferred<void>();
     const waiting = backend.waitFor('lost', undefined, { until: publish.promise });
