@@ -1,4 +1,5 @@
 import { currentTask } from 'celeriac';
+import { Codec, encodeMessage, MESSAGE_VERSION } from '@celeriac/core';
 import { deferred } from '@celeriac/core/testing';
 import { captureLogs, useApp } from './support/app';
 import { blocker } from './support/tasks';
@@ -97,6 +98,24 @@ describe('worker lifecycle', () => {
     expect(idle.state).toBe('idle');
     await idle.close();
     expect(idle.state).toBe('closed');
+  });
+
+  it('survives a message whose resultTtl is invalid, also when its task would run past the STARTED grace period', async () => {
+    // Such a message cannot come from app code (the call is checked); a foreign or older sender could send one.
+    t.app.task('slowish', () => new Promise((resolve) => setTimeout(resolve, 40)));
+    const body = encodeMessage(new Codec(), { version: MESSAGE_VERSION, id: 'bad-ttl', task: 'slowish', args: [], queue: 'default', priority: 0, retries: 0, headers: {}, publishedAt: Date.now(), resultTtl: -5 });
+    await t.app.broker.publish([{ id: 'bad-ttl', queue: 'default', priority: 0, idempotent: false, body }]);
+    const { logger, logs } = captureLogs();
+    const failed = deferred<void>();
+    const worker = await t.startWorker({
+      logger: { ...logger, error: (fields, message) => (logger.error(fields, message), message.startsWith('Settling a task failed') && failed.resolve()) },
+    });
+    await failed.promise;
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ id: 'bad-ttl' }) }));
+    // The worker goes on serving.
+    const add = t.app.task('add', (a: number, b: number) => a + b);
+    await expect(add.delay(2, 3)).resolves.toBe(5);
+    expect(worker.state).toBe('running');
   });
 
   it('logs a line when a task starts and when it ends, unless the logger says it drops info lines', async () => {
