@@ -100,22 +100,18 @@ describe('worker lifecycle', () => {
     expect(idle.state).toBe('closed');
   });
 
-  it('survives a message whose resultTtl is invalid, also when its task would run past the STARTED grace period', async () => {
-    // Such a message cannot come from app code (the call is checked); a foreign or older sender could send one.
+  it('dead-letters a message whose resultTtl is invalid, with a FAILURE record that says so, and keeps serving', async () => {
+    // Such a message cannot come from app code (the call is checked); a foreign or older sender could
+    // send one. Before it was checked on arrival, it failed when its STARTED record was stored.
     t.app.task('slowish', () => new Promise((resolve) => setTimeout(resolve, 40)));
     const body = encodeMessage(new Codec(), { version: MESSAGE_VERSION, id: 'bad-ttl', task: 'slowish', args: [], queue: 'default', priority: 0, retries: 0, headers: {}, publishedAt: Date.now(), resultTtl: -5 });
     await t.app.broker.publish([{ id: 'bad-ttl', queue: 'default', priority: 0, idempotent: false, body }]);
-    const { logger, logs } = captureLogs();
-    const failed = deferred<void>();
-    const worker = await t.startWorker({
-      logger: { ...logger, error: (fields, message) => (logger.error(fields, message), message.startsWith('Settling a task failed') && failed.resolve()) },
-    });
-    await failed.promise;
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ id: 'bad-ttl' }) }));
-    // The worker goes on serving.
+    await t.startWorker();
+    const failure = await t.app.result('bad-ttl').get({ propagate: false, timeout: '10s' });
+    expect(failure).toMatchObject({ code: 'CELERIAC_TASK_FAILED', message: expect.stringContaining("resultTtl is not valid") });
+    await expect(t.app.broker.listDead?.('default')).resolves.toEqual([expect.objectContaining({ id: 'bad-ttl', reason: expect.stringContaining('resultTtl') })]);
     const add = t.app.task('add', (a: number, b: number) => a + b);
     await expect(add.delay(2, 3)).resolves.toBe(5);
-    expect(worker.state).toBe('running');
   });
 
   it('logs a line when a task starts and when it ends, unless the logger says it drops info lines', async () => {

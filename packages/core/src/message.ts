@@ -126,6 +126,10 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
   if (!isWireMessage(wire)) {
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The message lacks an id, a task name, arguments or a supported version.');
   }
+  const invalid = invalidField(wire);
+  if (invalid !== undefined) {
+    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message's ${invalid} is not valid (${JSON.stringify(wire[invalid as keyof WireMessage])}); it was not sent by Celeriac's own calls, which check it.`);
+  }
   let args: unknown;
   try {
     args = codec.deserialize(wire.args);
@@ -165,6 +169,31 @@ function isWireMessage(value: unknown): value is WireMessage {
     wire.args !== null &&
     typeof wire.queue === 'string'
   );
+}
+
+/** Fields that, when present, must be numbers of at least 0 (times, durations, counts). */
+const NON_NEGATIVE_FIELDS = ['priority', 'eta', 'expires', 'retries', 'maxRetries', 'timeLimit', 'softTimeLimit', 'resultTtl', 'publishedAt'] as const;
+/** Fields that, when present, must be strings. */
+const STRING_FIELDS = ['replyTo', 'parentId', 'rootId'] as const;
+
+/**
+ * The first field of a decoded message whose value a worker could not use (it would fail later,
+ * away from the message: a negative resultTtl when the record is stored). Absent fields are fine.
+ */
+function invalidField(wire: WireMessage): string | undefined {
+  for (const field of NON_NEGATIVE_FIELDS) {
+    const value: unknown = wire[field];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) return field;
+  }
+  for (const field of STRING_FIELDS) {
+    const value: unknown = wire[field];
+    if (value !== undefined && typeof value !== 'string') return field;
+  }
+  const { headers, dependsOn, ignoreResult } = wire as Partial<WireMessage>;
+  if (headers !== undefined && (typeof headers !== 'object' || headers === null)) return 'headers';
+  if (dependsOn !== undefined && !(Array.isArray(dependsOn) && dependsOn.every((id) => typeof id === 'string'))) return 'dependsOn';
+  if (ignoreResult !== undefined && typeof ignoreResult !== 'boolean') return 'ignoreResult';
+  return undefined;
 }
 
 function sign(json: string, secret: string): string {

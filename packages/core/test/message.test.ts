@@ -42,6 +42,22 @@ describe('task messages', () => {
     expect(() => decodeMessage(codec, JSON.stringify({ ...future, args: { json: 'not a list' } }))).toThrow(invalid);
   });
 
+  it.each([
+    ['resultTtl', -5],
+    ['timeLimit', 'soon'],
+    ['priority', null],
+    ['expires', Number.MAX_VALUE * 10],
+    ['replyTo', 42],
+    ['headers', 'x'],
+    ['dependsOn', [1]],
+    ['ignoreResult', 'yes'],
+  ])('refuses a message whose %s is %p, naming the field', (field, value) => {
+    const wire = JSON.parse(encodeMessage(codec, message())) as Record<string, unknown>;
+    expect(() => decodeMessage(codec, JSON.stringify({ ...wire, [field]: value }))).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_MESSAGE', message: expect.stringContaining(`message's ${field} is not valid`) }),
+    );
+  });
+
   it('refuses to encode a message over maxBytes', () => {
     expect(() => encodeMessage(codec, message({ args: ['x'.repeat(500)] }), { maxBytes: 400 })).toThrow(
       expect.objectContaining({ code: 'CELERIAC_MESSAGE_TOO_LARGE', message: expect.stringContaining('math.add') }),
