@@ -41,6 +41,8 @@ async function main(): Promise<void> {
   process.on('message', (message) => {
     if (message === 'stop') void stop().then(() => process.exit(0));
   });
+  // The benchmark that started this process is gone (killed): go too.
+  process.on('disconnect', () => process.exit(0));
   process.send?.('ready');
 }
 

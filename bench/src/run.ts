@@ -134,6 +134,14 @@ async function main(): Promise<void> {
     ['bee-queue', (prefix) => beeQueueSubject(url, prefix)],
   ];
   const prefixes: string[] = [];
+  // A run stopped with Ctrl-C or SIGTERM still deletes its keys (hundreds of thousands of them,
+  // which would slow every SCAN on this Redis, the test suite's clean-ups included).
+  const onSignal = () => {
+    // Twice: a job in flight during the first pass may write a key behind it.
+    const clean = () => Promise.all(prefixes.map((prefix) => deleteKeys(admin, `${prefix}*`)));
+    void clean().then(clean).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const subjects = makers
     .filter(([name]) => !only || only.includes(name))
     .map(([, make]) => {
