@@ -5,6 +5,17 @@ import { recordChanges } from './support/records';
 describe('currentTask()', () => {
   const t = useApp();
 
+  /** A task that waits until the test opens the gate, then tells its id as currentTask() sees it. */
+  function longTaskBehindGate() {
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const long = t.app.task('long', async () => {
+      await gate;
+      return currentTask().id;
+    });
+    return { long, openGate };
+  }
+
   it('throws CELERIAC_NO_TASK_CONTEXT outside a task, also in a direct (local) call of a handle', () => {
     expect(() => currentTask()).toThrow(expect.objectContaining({ code: 'CELERIAC_NO_TASK_CONTEXT', message: expect.stringContaining('outside a running task') }));
     const local = t.app.task('local', () => currentTask().id);
@@ -49,12 +60,7 @@ describe('currentTask()', () => {
   it('keeps the context of a long task while short tasks start and end, and after every task ended', async () => {
     // The context storage is switched off whenever no task runs: a short task that starts and ends
     // while a long one waits must not switch it off under the long one.
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const long = t.app.task('long', async () => {
-      await gate;
-      return currentTask().id;
-    });
+    const { long, openGate } = longTaskBehindGate();
     const short = t.app.task('short', () => currentTask().id);
     const throwing = t.app.task('throwing', () => {
       throw new Error(`thrown by ${currentTask().name}`);
@@ -84,6 +90,21 @@ describe('currentTask()', () => {
     await t.startWorker({ concurrency: 2 });
     await expect(first).resolves.toBe(first.id);
     await expect(second).resolves.toBe(second.id);
+  });
+
+  it('counts a task once even when it returns a thenable that calls back twice', async () => {
+    const { long, openGate } = longTaskBehindGate();
+    const odd = t.app.task('odd', () => ({
+      then(resolve: (value: number) => void) {
+        resolve(1);
+        resolve(2);
+      },
+    }));
+    await t.startWorker({ concurrency: 2 });
+    const waiting = long.delay();
+    await expect(odd.delay()).resolves.toBe(1);
+    openGate();
+    await expect(waiting).resolves.toBe(waiting.id);
   });
 
   it('progress() and setState() store custom states with metadata, in order', async () => {

@@ -96,14 +96,8 @@ export function runWithTaskContext<T>(context: TaskContext, fn: () => T): T {
     throw error;
   }
   if (isThenable(result)) {
-    // Once, even for a thenable that calls back twice: the count must not drop below the truth.
-    let counted = true;
-    const settled = () => {
-      if (!counted) return;
-      counted = false;
-      taskSettled();
-    };
-    result.then(settled, settled);
+    // Through a promise: it settles once, even for a thenable that calls back twice.
+    Promise.resolve(result).then(taskSettled, taskSettled);
   } else {
     taskSettled();
   }

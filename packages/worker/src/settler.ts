@@ -8,6 +8,7 @@
  * never needs it, which halves the writes of short tasks.
  */
 import { isReadyState, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { nextTurn } from './next-turn';
 
 /** How long a STARTED record waits for the task's next state before it is written. */
 const STARTED_GRACE_MS = 20;
@@ -123,9 +124,4 @@ export class Settler {
     this.inFlight.add(writing);
     void writing.finally(() => this.inFlight.delete(writing));
   }
-}
-
-/** Resolves after the event loop's next poll for I/O (setImmediate). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

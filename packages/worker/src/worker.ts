@@ -11,6 +11,7 @@
 import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
+import { nextTurn } from './next-turn';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
 import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
@@ -173,7 +174,7 @@ export class Worker implements Closeable {
         let deliveries: Delivery[] = skipAsking ? [] : await broker.reserve(queues, room);
         if (deliveries.length === 0) {
           // Let tasks that end in this tick settle first: their writes are on a caller's critical path.
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
           if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, signal);
           else await broker.waitForWork(queues, signal);
         }

@@ -52,23 +52,21 @@ export class MemoryBackend implements ResultBackend {
         cleanup();
         resolve(record);
       };
-      const onAbort = () => {
-        cleanup();
-        reject(signal?.reason);
-      };
-      const onClose = (error: unknown) => {
+      // Ends the wait with an error: the backend closed, the signal aborted, or the publish failed.
+      const fail = (error: unknown) => {
         cleanup();
         reject(error);
       };
+      const onAbort = () => fail(signal?.reason);
       const cleanup = () => {
         this.events.off(id, onRecord);
-        this.events.off(CLOSED, onClose);
+        this.events.off(CLOSED, fail);
         signal?.removeEventListener('abort', onAbort);
       };
       this.events.on(id, onRecord);
-      this.events.on(CLOSED, onClose);
+      this.events.on(CLOSED, fail);
       signal?.addEventListener('abort', onAbort, { once: true });
-      options.until?.then(undefined, onClose);
+      options.until?.then(undefined, fail);
     });
   }
 
