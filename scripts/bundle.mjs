@@ -6,6 +6,10 @@
 // loads a handful of files. Other packages (npm and @celeriac/*) stay external, so each package is
 // still loaded once and shared. The bundles keep source maps back to the TypeScript sources.
 //
+// The packages point at their bundles through `main` and `types`, not `exports` maps: resolving an
+// `exports` map loads Node's ESM resolver even for `require`, ~3 ms of CPU per pool child (5 % of a
+// fork pool's throughput). core's second entry is a directory with its own package.json (testing/).
+//
 // Usage: node scripts/bundle.mjs (run by `npm run build`, after tsc).
 import { build } from 'esbuild';
 import { dirname, join } from 'node:path';

@@ -2,17 +2,19 @@
  * Process pools on the same Redis: Celeriac's prefork and fork pools (c=2) and inline (c=100)
  * against BullMQ's sandboxed processors (child processes and worker threads, c=2), plus the bound
  * a fresh process per task cannot beat: the start-up time of a bare `node`.
- * Usage: `npm run bench:pools` (BENCH_SCALE scales the job counts).
+ * Usage: `npm run bench:pools` (BENCH_SCALE scales the job counts, BENCH_ROUNDS the rounds: 3).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Queue, Worker as BullWorker } from 'bullmq';
 import Redis from 'ioredis';
 import { deleteKeys } from './redis-stats';
+import { median } from './stats';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const size = (n: number) => Math.max(20, Math.round(n * scale));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const prefix = `bench-pools-${process.pid}`;
 process.env.BENCH_PREFIX = prefix;
 
@@ -78,28 +80,73 @@ async function bareRate(total: number): Promise<number> {
   return total / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
+/** One row of the table: what it measures, and how (jobs/s, or ms for the start-up rows). */
+interface Measure {
+  name: string;
+  run(): Promise<number>;
+}
+
+/** The bare bounds next to the fork pool, so the three are measured minutes apart at most. */
+const forkGroup: Measure[] = [
+  { name: 'bare `node -e 0`, two at a time (what c=2 can reach on these cores)', run: () => bareRate(size(80)) },
+  { name: 'celeriac fork, c=2', run: () => celeriacPool('fork', 2, size(300)) },
+  { name: 'bare `node -e 0` start-up, ms (bound for a process per task at c=2: 2 / start-up)', run: async () => startMs(['-e', '0']) },
+  { name: '`node` loading the app module, ms', run: async () => startMs(['-e', `require(${JSON.stringify(join(__dirname, 'pool-app.js'))})`]) },
+];
+
+const others: Measure[] = [
+  { name: 'celeriac prefork, c=2', run: () => celeriacPool('prefork', 2, size(20_000)) },
+  { name: 'celeriac prefork, c=2, results awaited by the sender in this process', run: () => celeriacPool('prefork', 2, size(20_000), 'results') },
+  { name: 'celeriac inline, c=100', run: () => celeriacPool('inline', 100, size(50_000)) },
+  { name: 'bullmq sandboxed child processes, c=2', run: () => bullSandboxed(false, size(10_000)) },
+  { name: 'bullmq sandboxed worker threads, c=2', run: () => bullSandboxed(true, size(10_000)) },
+];
+
+/**
+ * Runs every measure `rounds` times, in an order that rotates each round (the fork pool and its
+ * bounds stay together), because this machine's speed drifts by up to 2x within a run.
+ */
+async function measureAll(): Promise<Map<string, number[]>> {
+  const samples = new Map<string, number[]>();
+  const units: Measure[][] = [forkGroup, ...others.map((measure) => [measure])];
+  for (let round = 0; round < rounds; round += 1) {
+    const order = [...units.slice(round % units.length), ...units.slice(0, round % units.length)];
+    for (const measure of order.flat()) {
+      process.stderr.write(`round ${round + 1}/${rounds}: ${measure.name}\n`);
+      const list = samples.get(measure.name) ?? [];
+      list.push(await measure.run());
+      samples.set(measure.name, list);
+    }
+  }
+  return samples;
+}
+
 async function main(): Promise<void> {
-  const rows: Array<[string, string]> = [];
-  const format = (perSecond: number) => Math.round(perSecond).toLocaleString('en-US');
-  const bare = startMs(['-e', '0']);
-  rows.push(['bare `node -e 0` start-up', `${bare.toFixed(0)} ms → bound for a process per task at c=2: ${format((2 * 1000) / bare)} jobs/s`]);
-  rows.push(['bare `node -e 0`, two at a time (what c=2 can reach on these cores)', `${format(await bareRate(size(40)))} jobs/s`]);
-  const withApp = startMs(['-e', `require(${JSON.stringify(join(__dirname, 'pool-app.js'))})`]);
-  rows.push(['`node` loading the app module', `${withApp.toFixed(0)} ms → bound at c=2: ${format((2 * 1000) / withApp)} jobs/s`]);
-  rows.push(['celeriac fork, c=2', format(await celeriacPool('fork', 2, size(300)))]);
-  rows.push(['celeriac prefork, c=2', format(await celeriacPool('prefork', 2, size(20_000)))]);
-  rows.push(['celeriac prefork, c=2, results awaited by the sender in this process', format(await celeriacPool('prefork', 2, size(20_000), 'results'))]);
-  rows.push(['celeriac inline, c=100', format(await celeriacPool('inline', 100, size(50_000)))]);
-  rows.push(['bullmq sandboxed child processes, c=2', format(await bullSandboxed(false, size(10_000)))]);
-  rows.push(['bullmq sandboxed worker threads, c=2', format(await bullSandboxed(true, size(10_000)))]);
+  // A run stopped with Ctrl-C or SIGTERM still deletes its keys.
+  const onSignal = () => {
+    const admin = new Redis(url);
+    void deleteKeys(admin, `${prefix}*`).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const samples = await measureAll();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   await (require('./pool-app') as typeof import('./pool-app')).app.close();
   const admin = new Redis(url);
   await deleteKeys(admin, `${prefix}*`);
   await admin.quit();
-  console.log(`Process pools, no-op jobs, jobs per second, Redis at ${url}, scale ${scale}.\n`);
-  console.log('| pool | jobs/s |\n| --- | --- |');
-  for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
+  const format = (value: number) => Math.round(value).toLocaleString('en-US');
+  const rounded = (values: number[]) => values.map(format).join(' / ');
+  console.log(`Process pools, no-op jobs, Redis at ${url}, scale ${scale}; median of ${rounds} rounds taken in turn (each round's value after it).\n`);
+  console.log('| pool | jobs/s (median) | each round |\n| --- | --- | --- |');
+  for (const [name, values] of samples) console.log(`| ${name} | ${format(median(values))} | ${rounded(values)} |`);
+  // Ratios within a round compare measures taken close together; across rounds they would not.
+  const [two, fork, bare] = forkGroup.map((measure) => samples.get(measure.name) ?? []);
+  const ratios = (bound: (round: number) => number) => (fork ?? []).map((rate, round) => (bound(round) / rate).toFixed(2)).join(' / ');
+  console.log(`\nfork below two bare starts at a time, per round: ${ratios((round) => two?.[round] ?? NaN)}x`);
+  console.log(`fork below the bare bound (2 / start-up), per round: ${ratios((round) => 2_000 / (bare?.[round] ?? NaN))}x`);
+  const [bullChild] = others.slice(3).map((measure) => samples.get(measure.name) ?? []);
+  const prefork = samples.get(others[0]?.name ?? '') ?? [];
+  console.log(`prefork above bullmq sandboxed child processes, per round: ${prefork.map((rate, round) => (rate / (bullChild?.[round] ?? NaN)).toFixed(2)).join(' / ')}x`);
 }
 
 main().catch((error: unknown) => {

@@ -8,6 +8,7 @@
  */
 import Redis from 'ioredis';
 import { deleteKeys, totalCommands } from './redis-stats';
+import { median, percentile } from './stats';
 import { timed, type Placement, type Subject } from './subject';
 import { beeQueueSubject } from './subjects/bee-queue';
 import { bullmqSubject } from './subjects/bullmq';
@@ -109,14 +110,6 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): 
       return [lane.name, { [`${label} p50 ms`]: percentile(sorted, 0.5).toFixed(3), [`${label} p99 ms`]: percentile(sorted, 0.99).toFixed(3) }];
     }),
   );
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-}
-
-function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
 function table(rows: Row[]): string {
