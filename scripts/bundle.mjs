@@ -8,7 +8,7 @@
 //
 // The packages point at their bundles through `main` and `types`, not `exports` maps: resolving an
 // `exports` map loads Node's ESM resolver even for `require`, ~3 ms of CPU per pool child (5 % of a
-// fork pool's throughput). core's second entry is a directory with its own package.json (testing/).
+// fork pool's throughput). core's second entry is a file of its own, testing/index.js.
 //
 // Usage: node scripts/bundle.mjs (run by `npm run build`, after tsc).
 import { build } from 'esbuild';

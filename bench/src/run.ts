@@ -4,7 +4,8 @@
  * (default 3; the table shows the median), because this machine's speed drifts by up to 2x within
  * one run: libraries measured minutes apart are not comparable, libraries measured in turn are.
  * Usage: `npm run bench` (REDIS_URL overrides the Redis address; BENCH_SCALE=0.2 runs a quick,
- * smaller pass; BENCH_ONLY=celeriac,bullmq picks libraries).
+ * smaller pass; BENCH_ONLY=celeriac,bullmq picks libraries; BENCH_PARTS=latency runs only some of
+ * throughput, commands and latency).
  */
 import Redis from 'ioredis';
 import { deleteKeys, totalCommands } from './redis-stats';
@@ -17,6 +18,7 @@ import { celeriacSubject } from './subjects/celeriac';
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const parts = (process.env.BENCH_PARTS ?? 'throughput,commands,latency').split(',');
 const size = (n: number) => Math.max(100, Math.round(n * scale));
 
 type Row = Record<string, string>;
@@ -87,6 +89,7 @@ const PING = 'PING';
 async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): Promise<Map<string, Row>> {
   const label = where === 'here' ? 'round trip' : 'round trip, worker apart,';
   const samples = size(2_000);
+  const warmUp = size(3_000);
   const block = 100;
   const lanes: Array<{ name: string; once(): Promise<number>; times: number[] }> = [{ name: PING, once: () => timed(() => admin.ping()), times: [] }];
   const stops: Array<() => Promise<void>> = [];
@@ -97,7 +100,11 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): 
       stops.push(tripper.stop);
       lanes.push({ name: subject.name, once: tripper.once, times: [] });
     }
-    for (const lane of lanes) for (let i = 0; i < block; i++) await lane.once(); // warm-up, not counted
+    // Warm-up, not counted, in the same rotation: a library's first few thousand jobs run while V8
+    // still compiles its code (on the same two cores), and a long-running worker is past that.
+    for (let done = 0; done < warmUp; done += block) {
+      for (const lane of lanes) for (let i = 0; i < block; i++) await lane.once();
+    }
     for (let done = 0; done < samples; done += block) {
       for (const lane of lanes) for (let i = 0; i < block; i++) lane.times.push(await lane.once());
     }
@@ -143,11 +150,11 @@ async function main(): Promise<void> {
       return make(prefix);
     });
   try {
-    const samples = await throughput(subjects);
+    const samples = parts.includes('throughput') ? await throughput(subjects) : new Map<string, Map<string, number[]>>();
     const commands = new Map<string, string>();
-    for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
-    const latencies = await roundTrips(subjects, admin, 'here');
-    const apart = await roundTrips(subjects, admin, 'apart');
+    if (parts.includes('commands')) for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
+    const latencies = parts.includes('latency') ? await roundTrips(subjects, admin, 'here') : new Map<string, Row>();
+    const apart = parts.includes('latency') ? await roundTrips(subjects, admin, 'apart') : new Map<string, Row>();
     const rows: Row[] = subjects.map((subject) => {
       const row: Row = { library: subject.name };
       for (const [column, values] of samples.get(subject.name) ?? []) row[column] = Math.round(median(values)).toLocaleString('en-US');

@@ -47,7 +47,7 @@ describe('the built celeriac package', () => {
       const testing = require('@celeriac/core/testing');
       console.log(JSON.stringify({ exports: typeof testing.runBackendConformance, files: loaded().files }));
     `);
-    expect(result).toEqual({ exports: 'function', files: ['packages/core/bundle/testing.js', 'packages/core/bundle/index.js'] });
+    expect(result).toEqual({ exports: 'function', files: ['packages/core/testing/index.js', 'packages/core/bundle/testing.js', 'packages/core/bundle/index.js'] });
   });
 
   it('gives ESM code its named exports, the lazy ones included', () => {
@@ -57,6 +57,15 @@ describe('the built celeriac package', () => {
       { cwd: ROOT, encoding: 'utf8' },
     );
     expect(output.trim()).toBe('function,function,function,function');
+  });
+
+  it('gives ESM code the conformance suites at @celeriac/core/testing/index.js', () => {
+    const output = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import { runBrokerConformance } from '@celeriac/core/testing/index.js'; console.log(typeof runBrokerConformance);"],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(output.trim()).toBe('function');
   });
 
   it('serves the command line from its bundle', () => {
