@@ -14,6 +14,11 @@ function runScript(source: string): unknown {
   return JSON.parse(execFileSync(process.execPath, ['-'], { cwd: ROOT, input: source, encoding: 'utf8' })) as unknown;
 }
 
+/** Runs an ES module's source in the repo root; returns what it printed. */
+function runModule(source: string): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', source], { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
 /** What the process has loaded: our packages' files, and the listed built-in modules. */
 const LOADED = `
   function loaded() {
@@ -51,21 +56,12 @@ describe('the built celeriac package', () => {
   });
 
   it('gives ESM code its named exports, the lazy ones included', () => {
-    const output = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', "import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, Worker].map((value) => typeof value).join(','));"],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    expect(output.trim()).toBe('function,function,function,function');
+    const output = runModule("import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, Worker].map((value) => typeof value).join(','));");
+    expect(output).toBe('function,function,function,function');
   });
 
   it('gives ESM code the conformance suites at @celeriac/core/testing/index.js', () => {
-    const output = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', "import { runBrokerConformance } from '@celeriac/core/testing/index.js'; console.log(typeof runBrokerConformance);"],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    expect(output.trim()).toBe('function');
+    expect(runModule("import { runBrokerConformance } from '@celeriac/core/testing/index.js'; console.log(typeof runBrokerConformance);")).toBe('function');
   });
 
   it('serves the command line from its bundle', () => {
