@@ -1,5 +1,5 @@
 // Bundles each package's compiled entry points (dist/, written by `tsc -b`) into one file each under
-// bundle/, which is what package.json's `main`, `exports` and `bin` point to.
+// bundle/, which is what package.json's `main` and `bin` point to.
 //
 // Why: a process pays for every module file it loads (resolve, read, compile), and the `fork` pool
 // starts a process for every task. The packages are ~100 small modules; as bundles, a pool child

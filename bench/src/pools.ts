@@ -5,6 +5,7 @@
  * Usage: `npm run bench:pools` (BENCH_SCALE scales the job counts, BENCH_ROUNDS the rounds: 3).
  */
 import { execFile, execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker as BullWorker } from 'bullmq';
 import Redis from 'ioredis';
@@ -28,9 +29,10 @@ async function celeriacPool(pool: 'prefork' | 'fork' | 'inline', concurrency: nu
   const { app, noop } = require('./pool-app') as typeof import('./pool-app');
   const results = noop.delayMany(Array.from({ length: jobs }, (_, i) => [i] as [number]));
   await Promise.all(results.map((result) => result.sent));
+  // The clock includes starting the worker (and its children), as BullMQ's below includes its own.
+  const start = process.hrtime.bigint();
   const worker = app.worker({ pool, concurrency, appModule: join(__dirname, 'pool-app.js') });
   await worker.start();
-  const start = process.hrtime.bigint();
   if (until === 'results') await Promise.all(results);
   else await new Promise<void>((resolve) => {
     // Every 10 ms: a 1 ms poll took CPU from the children it measures (at most 10 ms late, <1 % of a run).
@@ -38,6 +40,10 @@ async function celeriacPool(pool: 'prefork' | 'fork' | 'inline', concurrency: nu
   });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await worker.close();
+  // Every round starts from an empty Redis, as BullMQ's obliterated queue does.
+  const admin = new Redis(url);
+  await deleteKeys(admin, `${prefix}*`);
+  await admin.quit();
   return jobs / seconds;
 }
 
@@ -110,7 +116,9 @@ async function measureAll(): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>();
   const units: Measure[][] = [forkGroup, ...others.map((measure) => [measure])];
   for (let round = 0; round < rounds; round += 1) {
-    const order = [...units.slice(round % units.length), ...units.slice(0, round % units.length)];
+    // Spread the starting points over the units, so every unit is measured early in some round.
+    const first = Math.floor((round * units.length) / rounds) % units.length;
+    const order = [...units.slice(first), ...units.slice(0, first)];
     for (const measure of order.flat()) {
       process.stderr.write(`round ${round + 1}/${rounds}: ${measure.name}\n`);
       const list = samples.get(measure.name) ?? [];
@@ -123,9 +131,9 @@ async function measureAll(): Promise<Map<string, number[]>> {
 
 async function main(): Promise<void> {
   // A run stopped with Ctrl-C or SIGTERM still deletes its keys.
-  const onSignal = () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     const admin = new Redis(url);
-    void deleteKeys(admin, `${prefix}*`).finally(() => process.exit(130));
+    void deleteKeys(admin, `${prefix}*`).finally(() => process.exit(128 + os.constants.signals[signal]));
   };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const samples = await measureAll();

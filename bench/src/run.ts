@@ -7,6 +7,7 @@
  * smaller pass; BENCH_ONLY=celeriac,bullmq picks libraries; BENCH_PARTS=latency runs only some of
  * throughput, commands and latency).
  */
+import os from 'node:os';
 import Redis from 'ioredis';
 import { deleteKeys, totalCommands } from './redis-stats';
 import { median, percentile } from './stats';
@@ -136,10 +137,10 @@ async function main(): Promise<void> {
   const prefixes: string[] = [];
   // A run stopped with Ctrl-C or SIGTERM still deletes its keys (hundreds of thousands of them,
   // which would slow every SCAN on this Redis, the test suite's clean-ups included).
-  const onSignal = () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     // Twice: a job in flight during the first pass may write a key behind it.
     const clean = () => Promise.all(prefixes.map((prefix) => deleteKeys(admin, `${prefix}*`)));
-    void clean().then(clean).finally(() => process.exit(130));
+    void clean().then(clean).finally(() => process.exit(128 + os.constants.signals[signal]));
   };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const subjects = makers

@@ -61,19 +61,20 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: residentMemory() });
 }
 
-/** How old a memory reading may be when a task ends (ms). */
+/** How old a memory reading may be when a task ends and another waits behind it (ms). */
 const MEMORY_READING_MS = 50;
 let memoryBytes = 0;
 let memoryReadAt = -Infinity;
 
 /**
- * This process's resident memory (bytes), read again only when the last reading is older than
- * {@link MEMORY_READING_MS}: a reading parses /proc, which costs as much as the rest of a no-op task in
- * a prefork child. A leak is still seen within that time, and a longer task always gets a fresh one.
+ * This process's resident memory (bytes). Reading it parses /proc, which costs as much as the rest
+ * of a no-op task in a prefork child, so while jobs queue up behind each other a reading is reused
+ * for up to {@link MEMORY_READING_MS}. A child about to go idle always reads afresh: it may not be
+ * asked again for a long time, and must not keep memory it should be retired for.
  */
 function residentMemory(): number {
-  const now = Date.now();
-  if (now - memoryReadAt >= MEMORY_READING_MS) {
+  const now = performance.now();
+  if (queue.length <= 1 || now - memoryReadAt >= MEMORY_READING_MS) {
     memoryBytes = process.memoryUsage.rss();
     memoryReadAt = now;
   }
