@@ -28,9 +28,9 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
     case 'prefork':
       return new (pools.prefork())({
         size: options.concurrency,
-        // Queue jobs ahead in each child (16 while tasks are short), unless prefetching is off (long
-        // tasks: keep them free for other workers).
-        depth: options.prefetch > 0 ? 16 : 1,
+        // Queue jobs ahead in each child (up to 128 while tasks are tiny), unless prefetching is off
+        // (long tasks: keep them free for other workers).
+        depth: options.prefetch > 0 ? 128 : 1,
         appModule: resolve(options.appModule as string),
         codec: app.codec,
         maxTasksPerChild: options.maxTasksPerChild,

@@ -1,8 +1,8 @@
 /**
  * The prefork pool: `concurrency` long-lived children, each loading the app once and running one
  * task at a time. A child gets its next jobs while it runs the current one, which hides the IPC
- * round trip: up to `depth` while its tasks are short, one ahead once they take longer; jobs queued
- * behind a task that runs long are taken back and run on another child. A child that crashed, was
+ * round trip: about 10 ms of work (up to `depth` jobs) while its tasks are short, one ahead once they
+ * take longer (queue-depth.ts); jobs queued behind a task that runs long are taken back and run on another child. A child that crashed, was
  * killed at a hard limit, ran `maxTasksPerChild` tasks or grew past `maxMemoryPerChild` is
  * replaced, and jobs it had not begun run on another child.
  */
@@ -10,11 +10,12 @@ import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
 import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 import { abortedBeforeStart } from './protocol';
+import { queueDepth, SHORT_TASK_MS, WITHDRAW_AFTER_MS } from './queue-depth';
 
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {
   size: number;
-  /** Jobs a child may hold at once while its tasks are short (1 = only the one it runs). */
+  /** The most jobs a child may hold at once, reached while its tasks are tiny (1 = only the one it runs). */
   depth: number;
   /** Replace a child after this many tasks. */
   maxTasksPerChild?: number;
@@ -23,11 +24,6 @@ export interface PreforkOptions extends ChildSpec {
   /** Called when a child is replaced, with why. */
   onReplace?(pid: number | undefined, reason: string): void;
 }
-
-/** Tasks shorter than this on average (ms) may queue `depth` deep in a child: no-op-sized work. */
-const SHORT_TASK_MS = 5;
-/** Jobs that have waited this long (ms) behind a running task are taken back for another child. */
-const WITHDRAW_AFTER_MS = 100;
 
 /** Runs jobs on long-lived child processes. */
 export class PreforkPool implements TaskRunner {
@@ -104,9 +100,11 @@ export class PreforkPool implements TaskRunner {
 
   private spawn(): ChildHandle {
     const child = new ChildHandle(this.options);
-    // A replacement starts from what its siblings learned: a fresh child must not be sent 16 long tasks.
+    // A replacement starts from what its siblings learned: a fresh child must not be sent 128 long
+    // tasks. The first children assume tasks are not short until some have run (a few dozen no-ops
+    // bring the queue to its full depth).
     const siblings = [...this.all];
-    if (siblings.length > 0) child.averageMs = siblings.reduce((sum, sibling) => sum + sibling.averageMs, 0) / siblings.length;
+    child.averageMs = siblings.length > 0 ? siblings.reduce((sum, sibling) => sum + sibling.averageMs, 0) / siblings.length : SHORT_TASK_MS;
     this.all.add(child);
     void child.whenExited().then(() => this.all.delete(child));
     child.whenReady().then(
@@ -150,14 +148,9 @@ export class PreforkPool implements TaskRunner {
     }
   }
 
-  /**
-   * How many jobs `child` may hold now: deep for short tasks, one ahead for longer ones, and none
-   * ahead while its current task runs long (jobs queued there would only be taken back).
-   */
+  /** How many jobs `child` may hold now (queue-depth.ts). */
   private depthOf(child: ChildHandle, now = Date.now()): number {
-    const running = child.runningFor(now);
-    if (running >= WITHDRAW_AFTER_MS) return 1;
-    return child.averageMs <= SHORT_TASK_MS && running <= SHORT_TASK_MS ? this.options.depth : Math.min(this.options.depth, 2);
+    return queueDepth({ averageMs: child.averageMs, runningMs: child.runningFor(now), maxDepth: this.options.depth });
   }
 
   /** Why a child must take no more jobs (and leave once it holds none); `held` jobs count as run. */
