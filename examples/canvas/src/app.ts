@@ -18,8 +18,11 @@ export class NotFoundError extends Error {
   override name = 'NotFoundError';
 }
 
-/** The key namespace of the example, so it never touches another app's keys on a shared Redis. */
-export const EXAMPLE_PREFIX = 'celeriac-example-canvas';
+/**
+ * The key namespace of the example, so it never touches another app's keys on a shared Redis
+ * (`CELERIAC_EXAMPLE_PREFIX` picks another, as the project's tests do).
+ */
+export const EXAMPLE_PREFIX = process.env.CELERIAC_EXAMPLE_PREFIX ?? 'celeriac-example-canvas';
 
 /** Creates the app on `broker` and registers the example's tasks. */
 export function createCanvasApp(broker: string) {

@@ -22,7 +22,7 @@ export class Invoices {
 }
 
 /** The key namespace of the demo, so it never touches another app's keys on a shared Redis. */
-export const DEMO_PREFIX = 'celeriac-demo';
+export const DEMO_PREFIX = process.env.CELERIAC_EXAMPLE_PREFIX ?? 'celeriac-demo';
 
 /**
  * Creates the app on `broker` and registers the demo's tasks.

@@ -1,18 +1,22 @@
 /**
  * Every example runs as its README says (built by `npm test` first), on the real Redis, exits 0,
- * and prints what shows it worked. Each example keeps its keys under its own prefix (random for
- * those that start worker processes) and removes them.
+ * and prints what shows it worked. Each run gets a prefix of its own through
+ * CELERIAC_EXAMPLE_PREFIX (the examples that start worker processes pick a random one themselves
+ * and remove their keys); the keys under the given prefix are removed after the run.
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { deleteKeysUnder, freshPrefix, REDIS_URL } from '../../../redis/test/support/redis-app';
 
 const ROOT = resolve(__dirname, '../../../..');
 
-/** Runs `node <script>` from the repository root; resolves with its exit code and output. */
-function run(script: string): Promise<{ code: number; output: string }> {
+/** Runs `node <script>` from the repository root under `prefix`; resolves with its exit code and output. */
+function run(script: string, prefix: string): Promise<{ code: number; output: string }> {
+  const env = { ...process.env, CELERIAC_EXAMPLE_PREFIX: prefix };
   return new Promise((done) => {
     // Killed after 60 s, before the test's own limit (90 s), so no example outlives its test.
-    execFile(process.execPath, [resolve(ROOT, script)], { cwd: ROOT, timeout: 60_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+    execFile(process.execPath, [resolve(ROOT, script)], { cwd: ROOT, env, timeout: 60_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
       done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
     });
   });
@@ -25,8 +29,15 @@ describe('the examples', () => {
     ['canvas', 'examples/canvas/dist/main.js', /Broker: Redis at[\s\S]*chord with a failing member: ChordError/],
     ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],
     ['beat', 'examples/beat/dist/run-demo.js', /each fired once, none missing, all ran/],
-  ])('%s runs to the end', async (_name, script, shows) => {
-    const { code, output } = await run(script);
-    expect({ code, shows: shows.test(output) }).toEqual({ code: 0, shows: true });
+  ])('%s runs to the end', async (name, script, shows) => {
+    const prefix = freshPrefix(`examples-${name.split(' ')[0]}`);
+    const redis = new Redis(REDIS_URL);
+    try {
+      const { code, output } = await run(script, prefix);
+      expect({ code, shows: shows.test(output) }).toEqual({ code: 0, shows: true });
+    } finally {
+      await deleteKeysUnder(redis, prefix);
+      await redis.quit();
+    }
   }, 90_000);
 });
