@@ -12,6 +12,13 @@ export interface TaskRunner {
   start(): Promise<void>;
   /** Runs one job to its outcome; never throws. */
   run(job: TaskJob, body: string): Promise<TaskOutcome>;
+  /**
+   * At shutdown: takes back the jobs waiting in children that have not begun them, and resolves
+   * once every child has answered for each (gave it back, or ran it), or after `timeoutMs`. Each
+   * job given back ends abandoned (its signal's `abandoned` is set) without running; the worker
+   * hands it back to the queue. Jobs a child ran meanwhile settle as usual instead of running twice.
+   */
+  takeBackQueued?(timeoutMs: number): Promise<void>;
   /** Stops; with `force`, kills what still runs. */
   close(options?: { force?: boolean }): Promise<void>;
 }

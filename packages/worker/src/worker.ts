@@ -21,6 +21,9 @@ import { failDeadLettered, runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
+/** How long a shutdown waits for pool children to say which queued jobs they had not begun. */
+const TAKE_BACK_MS = 1_000;
+
 /** A worker's lifecycle state. */
 export type WorkerState = 'idle' | 'running' | 'closing' | 'closed';
 
@@ -270,9 +273,13 @@ export class Worker implements Closeable {
     const unstarted = this.prefetched;
     this.prefetched = [];
     for (const entry of unstarted) this.running.delete(entry.delivery.id);
-    // Jobs a pool child holds but has not begun count as prefetched too: take them back.
-    for (const entry of [...this.running.values()]) {
-      if (entry.stop.started) continue;
+    // Jobs a pool child holds but has not begun count as prefetched too: take them back. A pool that
+    // can ask its children which ones they really have not begun does so first: those they ran
+    // meanwhile then settle, instead of running a second time from the queue.
+    const unbegun = [...this.running.values()].filter((entry) => !entry.stop.started);
+    await this.runner.takeBackQueued?.(TAKE_BACK_MS);
+    for (const entry of unbegun) {
+      if (entry.stop.started && !entry.stop.abandoned) continue;
       entry.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
       unstarted.push(entry);
     }

@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { useE2e, WorkerProcess } from './support/worker-process';
 
 describe('celeriac worker: shutdown and lost workers', () => {
@@ -19,6 +23,33 @@ describe('celeriac worker: shutdown and lost workers', () => {
     await next.ready();
     await expect(Promise.all(waiting.map((result) => result.get({ timeout: 20_000 })))).resolves.toHaveLength(2);
   });
+
+  it('on SIGTERM, takes back the jobs queued in prefork children without running any of them twice', async () => {
+    const { fixture, workers } = e2e();
+    const tally = join(tmpdir(), `celeriac-e2e-tally-${randomBytes(4).toString('hex')}`);
+    const env = { CELERIAC_TEST_TALLY_FILE: tally };
+    try {
+      const client = fixture.app();
+      // Tiny tasks that never wait: the children hold dozens each and run them back to back.
+      const results = Array.from({ length: 4_000 }, (_, i) => client.sendTask<number>('e2e.tally', [i]));
+      // Three workers in turn are stopped in the middle of the stream.
+      for (const upTo of [1_000, 2_000, 3_000]) {
+        const worker = workers.start(['-c', '2', '--pool', 'prefork'], env);
+        await worker.ready();
+        await results[upTo]!.get({ timeout: 20_000 });
+        worker.signal('SIGTERM');
+        await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+      }
+      const next = workers.start(['-c', '2', '--pool', 'prefork'], env);
+      await next.ready();
+      await Promise.all(results.map((result) => result.get({ timeout: 20_000 })));
+      const runs = readFileSync(tally, 'utf8').trim().split('\n');
+      const twice = runs.filter((value, index) => runs.indexOf(value) !== index);
+      expect({ runs: runs.length, twice }).toEqual({ runs: 4_000, twice: [] });
+    } finally {
+      rmSync(tally, { force: true });
+    }
+  }, 60_000);
 
   it('when a worker is killed with kill -9 mid-task, another worker completes the task', async () => {
     const { fixture, workers } = e2e();

@@ -38,12 +38,14 @@ interface Held {
   job: TaskJob;
   resolve(outcome: TaskOutcome | typeof UNSTARTED): void;
   started: boolean;
-  /** When the child began it (epoch ms). */
+  /** When the child began it (performance.now(), ms). */
   beganAt: number;
   /** A withdraw was sent: the child gives it back unless it already began. */
   withdrawing: boolean;
   timer: NodeJS.Timeout | undefined;
   killedFor: RemoteError | undefined;
+  /** Settles with the job's outcome. */
+  ended?: Promise<unknown>;
 }
 
 let nextJob = 0;
@@ -145,9 +147,10 @@ export class ChildHandle {
     if (job.stop.aborted) return Promise.resolve(abortedBeforeStart(job.stop.reason));
     this.stateValue = 'busy';
     const jobId = String(++nextJob);
-    return new Promise((resolve) => {
+    let held!: Held;
+    const ended = new Promise<TaskOutcome | typeof UNSTARTED>((resolve) => {
       let stopListening = (): void => undefined;
-      const held: Held = {
+      held = {
         jobId,
         job,
         resolve: (outcome) => {
@@ -172,27 +175,41 @@ export class ChildHandle {
         this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
       });
     });
+    held.ended = ended;
+    return ended;
   }
 
-  /** How long the job the child runs now has been running (ms); 0 when it runs none. */
+  /** How long the job the child runs now has been running (ms, `now` from performance.now()); 0 when it runs none. */
   runningFor(now: number): number {
     const first = this.held.values().next().value as Held | undefined;
     return first?.started ? now - first.beganAt : 0;
   }
 
   /**
-   * Takes back the jobs queued behind a task that has run longer than `afterMs`, so that another
-   * child runs them; the child returns those it has not begun.
+   * Takes back the jobs queued behind a task that has run longer than `afterMs` (`now` from
+   * performance.now()), so that another child runs them; the child returns those it has not begun.
    */
   withdrawQueued(afterMs: number, now: number): void {
-    let running = true;
+    const first = this.held.values().next().value as Held | undefined;
+    if (first?.started && now - first.beganAt >= afterMs) this.withdrawBeyond(1);
+  }
+
+  /**
+   * Takes back every job waiting behind the one the child runs; resolves once the child answered
+   * for each: it gave it back, or ran it (or died).
+   */
+  takeBackQueued(): Promise<void> {
+    const waiting = [...this.held.values()].slice(1);
+    this.withdrawBeyond(1);
+    return Promise.all(waiting.map((held) => held.ended)).then(() => undefined);
+  }
+
+  /** Takes back the jobs held beyond the first `keep` (the running one counts); the child returns those it has not begun. */
+  withdrawBeyond(keep: number): void {
+    let index = 0;
     for (const held of this.held.values()) {
-      if (running) {
-        if (!held.started || now - held.beganAt < afterMs) return;
-        running = false;
-        continue;
-      }
-      if (held.withdrawing) continue;
+      index += 1;
+      if (index <= keep || held.withdrawing) continue;
       held.withdrawing = true;
       this.send({ v: PROTOCOL_VERSION, type: 'withdraw', jobId: held.jobId });
     }
@@ -214,7 +231,7 @@ export class ChildHandle {
   /** Marks a job as begun in the child: its hard limit counts from now. */
   private begin(held: Held): void {
     held.started = true;
-    held.beganAt = Date.now();
+    held.beganAt = performance.now();
     held.job.stop.started = true;
     held.job.onStart();
     if (held.job.timeLimit !== undefined) {
@@ -256,7 +273,9 @@ export class ChildHandle {
         // The child begins its next job the moment it finishes this one (a dropped job never began).
         if (held.started) {
           this.tasksRun += 1;
-          this.averageMs += (Date.now() - held.beganAt - this.averageMs) / 8;
+          // Timed in the child: a burst of dones read at once would make the parent's own clock
+          // charge the whole burst to its first job and nothing to the rest.
+          this.averageMs += (message.ms - this.averageMs) / 8;
           const next = this.held.values().next().value as Held | undefined;
           // A 'done' read after the child died (it was still in the pipe) begins nothing: the next
           // job never began, and is not charged to its task.

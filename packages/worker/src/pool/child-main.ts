@@ -13,20 +13,49 @@ import { runTask, type TaskOutcome } from '../run-task';
 import { listenToParent, sendToParent } from './parent-pipe';
 import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, WATCHDOG_ENV, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
-/** Jobs received, not finished; the first one runs. */
+/** Jobs received, not finished; the first one runs (or is next, while the event loop turns). */
 const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
+/** The job whose task is running, if any. */
+let runningJobId: string | undefined;
 const signals = new Map<string, RunSignal>();
 
 const send: (message: ChildMessage) => void = sendToParent;
 
+/** How long (ms) a child runs queued jobs back to back before it reads what its parent sent. */
+const READ_PARENT_EVERY_MS = 2;
+
+/** True while drain() works through the queue (only one may). */
+let draining = false;
+
 async function drain(app: LoadedApp): Promise<void> {
+  if (draining) return;
+  draining = true;
+  try {
+    await drainQueue(app);
+  } finally {
+    draining = false;
+  }
+}
+
+async function drainQueue(app: LoadedApp): Promise<void> {
+  let readAt = performance.now();
   while (queue.length > 0) {
-    await handleRun(app, queue[0] as Extract<ParentMessage, { type: 'run' }>);
+    const next = queue[0] as Extract<ParentMessage, { type: 'run' }>;
+    runningJobId = next.jobId;
+    await handleRun(app, next);
+    runningJobId = undefined;
     queue.shift();
+    // Tasks that never wait would keep the pipe unread until the queue is empty, so a 'withdraw' or
+    // 'abort' for the jobs behind them would come too late: let the event loop turn now and then.
+    if (queue.length > 0 && performance.now() - readAt >= READ_PARENT_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      readAt = performance.now();
+    }
   }
 }
 
 async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
+  const began = performance.now();
   const stop = signals.get(message.jobId) ?? new RunSignal();
   let outcome: WireOutcome;
   try {
@@ -58,7 +87,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   } finally {
     signals.delete(message.jobId);
   }
-  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: residentMemory() });
+  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: residentMemory(), ms: performance.now() - began });
 }
 
 /** How old a memory reading may be when a task ends and another waits behind it (ms). */
@@ -123,10 +152,10 @@ function main(): void {
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }
 
-/** Removes a job that waits behind the running one; false when it is not waiting (running or gone). */
+/** Removes a job that has not begun; false when it runs or is gone. */
 function dropQueued(jobId: string): boolean {
   const index = queue.findIndex((queued) => queued.jobId === jobId);
-  if (index <= 0) return false;
+  if (index < 0 || jobId === runningJobId) return false;
   queue.splice(index, 1);
   signals.delete(jobId);
   return true;
@@ -138,13 +167,13 @@ function handle(app: LoadedApp, message: unknown): void {
   if (message.type === 'run') {
     signals.set(message.jobId, new RunSignal());
     queue.push(message);
-    if (queue.length === 1) void drain(app);
+    void drain(app);
   } else if (message.type === 'withdraw') {
     // Only a job that has not begun can go back; the running one stays.
     if (dropQueued(message.jobId)) send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
   } else if (dropQueued(message.jobId)) {
     // An aborted job still waiting behind the running one is simply dropped.
-    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory() });
+    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0 });
   } else {
     signals.get(message.jobId)?.abort(new Error(message.reason));
   }

@@ -32,6 +32,8 @@ export class PreforkPool implements TaskRunner {
   /** Jobs waiting for room, each starting itself on the child it is given. */
   private readonly waiting: Array<(child: ChildHandle) => void> = [];
   private closed = false;
+  /** Set at shutdown: a job a child gives back ends abandoned instead of going to another child. */
+  private handingBack = false;
   private withdrawTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PreforkOptions) {}
@@ -42,7 +44,7 @@ export class PreforkPool implements TaskRunner {
     await Promise.all(children.map((child) => child.whenReady()));
     if (this.options.depth > 1) {
       this.withdrawTimer = setInterval(() => {
-        const now = Date.now();
+        const now = performance.now();
         for (const child of this.all) child.withdrawQueued(WITHDRAW_AFTER_MS, now);
       }, WITHDRAW_AFTER_MS / 2);
       this.withdrawTimer.unref();
@@ -60,7 +62,23 @@ export class PreforkPool implements TaskRunner {
     for (;;) {
       const result = await this.dispatch(job, body);
       if (result !== UNSTARTED) return result;
-      // The child died before it began this job: run it on another, at no cost to the task.
+      if (this.handingBack) {
+        const reason = new Error('Worker shutting down; the task goes back to the queue');
+        job.stop.abandon(reason);
+        return abortedBeforeStart(reason);
+      }
+      // The child died before it began this job (or gave it back): run it on another, at no cost to the task.
+    }
+  }
+
+  async takeBackQueued(timeoutMs: number): Promise<void> {
+    this.handingBack = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    try {
+      await Promise.race([Promise.all([...this.all].map((child) => child.takeBackQueued())), timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -130,6 +148,13 @@ export class PreforkPool implements TaskRunner {
 
   /** Replaces a child that died or must retire; hands room to waiting jobs. */
   private offer(child: ChildHandle): void {
+    // A child that must retire, or whose tasks turned long, gives back the jobs waiting in it
+    // beyond what it may hold now (those it has not begun run elsewhere); a little over is let be.
+    if (child.state === 'busy') {
+      const depth = this.depthOf(child);
+      if (this.retireReason(child, 0)) child.withdrawBeyond(1);
+      else if (child.load > 2 * depth) child.withdrawBeyond(depth);
+    }
     if (child.state !== 'starting' && child.load === 0 && !this.replaced.has(child)) {
       const reason = this.retireReason(child, 0);
       if (reason) {
@@ -149,7 +174,7 @@ export class PreforkPool implements TaskRunner {
   }
 
   /** How many jobs `child` may hold now (queue-depth.ts). */
-  private depthOf(child: ChildHandle, now = Date.now()): number {
+  private depthOf(child: ChildHandle, now = performance.now()): number {
     return queueDepth({ averageMs: child.averageMs, runningMs: child.runningFor(now), maxDepth: this.options.depth });
   }
 

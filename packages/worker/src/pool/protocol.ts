@@ -5,7 +5,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
 export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
@@ -38,7 +38,8 @@ export type ChildMessage =
   | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
   /** `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child) lets the parent retire a child that grew past `maxMemoryPerChild`. */
-  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number }
+  /** `ms` is how long the job ran in the child (0 if it never began), for the parent's queue depths. */
+  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number; ms: number }
   /** A withdrawn job that had not begun: it was dropped from the child's queue. */
   | { v: typeof PROTOCOL_VERSION; type: 'withdrawn'; jobId: string };
 
