@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     console.log(`Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ${rounds} rounds taken in turn.\n`);
     console.log(table(rows));
     const ping = latencies.get(PING);
-    console.log(`\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping?.['round trip p50 ms']} ms, p99 ${ping?.['round trip p99 ms']} ms.`);
+    if (ping) console.log(`\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, p99 ${ping['round trip p99 ms']} ms.`);
   } finally {
     for (const subject of subjects) await subject.close();
     for (const prefix of prefixes) await deleteKeys(admin, `${prefix}*`);
