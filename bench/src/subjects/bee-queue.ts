@@ -1,6 +1,6 @@
 /** bee-queue under test: its in-process processor, results stored (storeJobs, the default). */
 import BeeQueue from 'bee-queue';
-import { startRemoteWorker } from '../remote';
+import { startWorker } from '../remote';
 import { timed, type Subject } from '../subject';
 
 /** Builds the bee-queue subject. */
@@ -31,15 +31,7 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
       await worker.close();
     },
     async startRoundTrips(where) {
-      let stop: () => Promise<void>;
-      if (where === 'apart') {
-        stop = await startRemoteWorker('bee-queue', url, prefix);
-      } else {
-        const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
-        worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
-        await worker.ready();
-        stop = () => worker.close();
-      }
+      const stop = await startWorker(where, 'bee-queue', url, prefix);
       await producer.ready();
       // The queue-level event, by job id: a job's own 'succeeded' listener can only be added once
       // save() resolved, and the event may come first (a worker in another process is that fast),

@@ -1,6 +1,7 @@
 /** BullMQ under test: its in-process Worker, results kept (the default). */
 import { Queue, QueueEvents, Worker } from 'bullmq';
-import { startRemoteWorker } from '../remote';
+import { startWorker } from '../remote';
+import { connectionOf } from '../round-trip-worker';
 import { timed, type Subject } from '../subject';
 
 /** Builds the BullMQ subject. */
@@ -34,14 +35,7 @@ export function bullmqSubject(url: string, prefix: string): Subject {
     async startRoundTrips(where) {
       const events = new QueueEvents('bench', { connection: connectionOf(url), prefix });
       await events.waitUntilReady();
-      let stopWorker: () => Promise<void>;
-      if (where === 'apart') {
-        stopWorker = await startRemoteWorker('bullmq', url, prefix);
-      } else {
-        const worker = new Worker('bench', async (job) => job.data.i, { connection: connectionOf(url), prefix, concurrency: 1 });
-        await worker.waitUntilReady();
-        stopWorker = () => worker.close();
-      }
+      const stopWorker = await startWorker(where, 'bullmq', url, prefix);
       let i = 0;
       return {
         once: () => timed(async () => (await queue.add('noop', { i: i++ })).waitUntilFinished(events)),
@@ -56,10 +50,4 @@ export function bullmqSubject(url: string, prefix: string): Subject {
       await queue.close();
     },
   };
-}
-
-/** ioredis connection options for BullMQ from a Redis URL. */
-export function connectionOf(url: string) {
-  const parsed = new URL(url);
-  return { host: parsed.hostname, port: Number(parsed.port || 6379), db: Number(parsed.pathname.slice(1) || 0), maxRetriesPerRequest: null };
 }

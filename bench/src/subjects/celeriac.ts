@@ -47,6 +47,7 @@ export function celeriacSubject(url: string, prefix: string): Subject {
       if (where === 'apart') {
         stop = await startRemoteWorker('celeriac', url, prefix);
       } else {
+        // In process, the sender's own app runs the worker, as `app.worker()` users do.
         const running = await startWorker(1);
         stop = async () => {
           await running.close();

@@ -1,7 +1,7 @@
 /**
  * Loads the Lua scripts (one per file under `scripts/`, named `<command>-<number of keys>.lua`, or
- * `<command>-n.lua` for a script that takes any number of keys), expands `-- #include <fragment>`
- * lines, and registers each on a client, which then calls it by SHA.
+ * `<command>-n.lua` for a script that takes any number of keys; every call passes the count), expands
+ * `-- #include <fragment>` lines, and registers each on a client, which then calls it by SHA.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -33,8 +33,6 @@ export type ScriptName =
 
 interface ScriptSource {
   name: ScriptName;
-  /** How many keys it takes; `undefined` for any number (the call says how many). */
-  keys: number | undefined;
   lua: string;
 }
 
@@ -55,28 +53,25 @@ export function loadScripts(dir: string = SCRIPT_DIR): ScriptSource[] {
       const lua = readFileSync(join(dir, file), 'utf8').replace(INCLUDE, (_, fragment: string) =>
         readFileSync(join(dir, 'includes', `${fragment}.lua`), 'utf8'),
       );
-      return { name: camelCase(match[1] as string) as ScriptName, keys: match[2] === 'n' ? undefined : Number(match[2]), lua };
+      return { name: camelCase(match[1] as string) as ScriptName, lua };
     });
   if (dir === SCRIPT_DIR) cached = sources;
   return sources;
 }
 
-/** Registers every script as a command on `client`. */
+/**
+ * Registers every script as a command on `client`. The number of keys is passed with each call
+ * (see {@link runScript}), so one calling convention serves fixed and variable key counts alike.
+ */
 export function defineScripts(client: Redis): void {
-  for (const script of loadScripts()) {
-    client.defineCommand(commandName(script.name), script.keys === undefined ? { lua: script.lua } : { numberOfKeys: script.keys, lua: script.lua });
-  }
+  for (const script of loadScripts()) client.defineCommand(commandName(script.name), { lua: script.lua });
 }
-
-/** The scripts that take any number of keys: their calls pass the count first. */
-let anyKeys: ReadonlySet<ScriptName> | undefined;
 
 /** Calls a registered script. */
 export function runScript<T>(client: Redis, name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<T> {
   const command = (client as unknown as Record<string, (...params: Array<string | number>) => Promise<T>>)[commandName(name)];
   if (!command) throw new Error(`Script ${name} is not defined on this client`);
-  anyKeys ??= new Set(loadScripts().filter((script) => script.keys === undefined).map((script) => script.name));
-  return anyKeys.has(name) ? command.call(client, keys.length, ...keys, ...args) : command.call(client, ...keys, ...args);
+  return command.call(client, keys.length, ...keys, ...args);
 }
 
 /** Script methods get a prefix so they never shadow a Redis command of the same name (PUBLISH). */

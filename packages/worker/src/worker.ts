@@ -279,7 +279,7 @@ export class Worker implements Closeable {
     const unbegun = [...this.running.values()].filter((entry) => !entry.stop.started);
     await this.runner.takeBackQueued?.(TAKE_BACK_MS);
     for (const entry of unbegun) {
-      if (entry.stop.started && !entry.stop.abandoned) continue;
+      if (entry.stop.started) continue;
       entry.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
       unstarted.push(entry);
     }

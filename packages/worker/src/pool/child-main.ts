@@ -8,6 +8,7 @@
  */
 import { toRemoteError, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
+import { nextTurn } from '../next-turn';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
 import { listenToParent, sendToParent } from './parent-pipe';
@@ -48,7 +49,7 @@ async function drainQueue(app: LoadedApp): Promise<void> {
     // Tasks that never wait would keep the pipe unread until the queue is empty, so a 'withdraw' or
     // 'abort' for the jobs behind them would come too late: let the event loop turn now and then.
     if (queue.length > 0 && performance.now() - readAt >= READ_PARENT_EVERY_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       readAt = performance.now();
     }
   }

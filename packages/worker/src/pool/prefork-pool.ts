@@ -1,10 +1,10 @@
 /**
  * The prefork pool: `concurrency` long-lived children, each loading the app once and running one
  * task at a time. A child gets its next jobs while it runs the current one, which hides the IPC
- * round trip: about 10 ms of work (up to `depth` jobs) while its tasks are short, one ahead once they
- * take longer (queue-depth.ts); jobs queued behind a task that runs long are taken back and run on another child. A child that crashed, was
- * killed at a hard limit, ran `maxTasksPerChild` tasks or grew past `maxMemoryPerChild` is
- * replaced, and jobs it had not begun run on another child.
+ * round trip: about 10 ms of work (up to `depth` jobs) while its tasks are short, one ahead once
+ * they take longer (queue-depth.ts); jobs queued behind a task that runs long are taken back and
+ * run on another child. A child that crashed, was killed at a hard limit, ran `maxTasksPerChild`
+ * tasks or grew past `maxMemoryPerChild` is replaced, and jobs it had not begun run on another child.
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';

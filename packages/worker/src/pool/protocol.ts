@@ -37,8 +37,11 @@ export type ChildMessage =
   | { v: typeof PROTOCOL_VERSION; type: 'ready'; pid: number }
   | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
-  /** `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child) lets the parent retire a child that grew past `maxMemoryPerChild`. */
-  /** `ms` is how long the job ran in the child (0 if it never began), for the parent's queue depths. */
+  /**
+   * `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child)
+   * lets the parent retire a child that grew past `maxMemoryPerChild`; `ms` is how long the job ran
+   * in the child (0 if it never began), for the parent's queue depths.
+   */
   | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number; ms: number }
   /** A withdrawn job that had not begun: it was dropped from the child's queue. */
   | { v: typeof PROTOCOL_VERSION; type: 'withdrawn'; jobId: string };

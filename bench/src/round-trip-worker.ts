@@ -1,0 +1,41 @@
+/**
+ * The worker each library runs for round trips (concurrency 1, a no-op job), defined once for both
+ * placements: in the sender's process, and in a process of its own (remote-worker.ts).
+ */
+import BeeQueue from 'bee-queue';
+import { Worker as BullWorker } from 'bullmq';
+import { Celeriac } from 'celeriac';
+
+/** Stops a worker started by {@link startRoundTripWorker}. */
+export type StopWorker = () => Promise<void>;
+
+/** Starts a worker of `library` at concurrency 1 in this process, consuming the benchmark's queue. */
+export async function startRoundTripWorker(library: string, url: string, prefix: string): Promise<StopWorker> {
+  switch (library) {
+    case 'celeriac': {
+      const app = new Celeriac({ broker: url, prefix });
+      app.task('bench.noop', (i: number) => i);
+      await app.worker({ concurrency: 1 }).start();
+      return () => app.close();
+    }
+    case 'bullmq': {
+      const worker = new BullWorker('bench', async (job) => (job.data as { i: number }).i, { connection: connectionOf(url), prefix, concurrency: 1 });
+      await worker.waitUntilReady();
+      return () => worker.close();
+    }
+    case 'bee-queue': {
+      const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
+      worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
+      await worker.ready();
+      return () => worker.close();
+    }
+    default:
+      throw new Error(`round-trip worker: unknown library ${library}`);
+  }
+}
+
+/** ioredis connection options for BullMQ from a Redis URL. */
+export function connectionOf(url: string) {
+  const parsed = new URL(url);
+  return { host: parsed.hostname, port: Number(parsed.port || 6379), db: Number(parsed.pathname.slice(1) || 0), maxRetriesPerRequest: null };
+}
