@@ -27,12 +27,13 @@ async function gone(pid: number, ms: number): Promise<void> {
 describe('celeriac worker: pool children die with their worker', () => {
   const e2e = useE2e('e2e-orphans');
 
-  // Linux's setpriv asks the kernel to kill the child with its parent; without it on the PATH the
-  // child starts a watchdog thread instead. Both must stop a child whose task never yields.
+  // On Linux the worker's reaper kills its children once the worker is gone; without the tools it
+  // needs (grep, here), each child starts a watchdog thread instead. Both must stop a child whose
+  // task never yields.
   it.each([
-    ['fork', 'the kernel (setpriv)', {}],
-    ['prefork', 'the kernel (setpriv)', {}],
-    ['fork', 'a watchdog thread (no setpriv on the PATH)', { PATH: '/nonexistent' }],
+    ['fork', "the worker's reaper", {}],
+    ['prefork', "the worker's reaper", {}],
+    ['fork', 'a watchdog thread (no grep on the PATH)', { PATH: '/nonexistent' }],
   ] as const)('--pool %s: a spinning child is gone soon after its worker is killed with SIGKILL, by %s', async (pool, _guard, env) => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', pool], env);

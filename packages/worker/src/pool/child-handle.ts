@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
+import { CODE_CACHE_ENV } from './code-cache';
+import { codeCacheDir } from './code-cache-dir';
 import { guardedChildCommand } from './orphan-guard';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
 import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage } from './protocol';
@@ -25,6 +27,8 @@ export interface ChildSpec {
   codec: Codec;
   /** Extra environment for the child. */
   env?: NodeJS.ProcessEnv;
+  /** Node flags for the child, after the worker's own. */
+  nodeFlags?: string[];
 }
 
 /** A child's lifecycle state: `busy` while it holds jobs. */
@@ -68,9 +72,13 @@ export class ChildHandle {
   averageMs = 0;
 
   constructor(private readonly spec: ChildSpec) {
-    const { command, args, env } = guardedChildCommand(CHILD_ENTRY);
+    const { command, args, env: guardEnv } = guardedChildCommand(CHILD_ENTRY, spec.nodeFlags);
+    const env: NodeJS.ProcessEnv = { ...process.env, ...spec.env, ...guardEnv, CELERIAC_APP_MODULE: spec.appModule, [CODE_CACHE_ENV]: codeCacheDir() ?? '' };
+    // One thread of libuv's pool waits on the pipe for the child's whole life (parent-pipe.ts):
+    // one more thread leaves the task as many as it would have had.
+    env.UV_THREADPOOL_SIZE = String(threadPoolSize(env.UV_THREADPOOL_SIZE) + 1);
     this.child = spawn(command, args, {
-      env: { ...process.env, ...spec.env, ...env, CELERIAC_APP_MODULE: spec.appModule },
+      env,
       stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
     });
     this.pipe = this.child.stdio[CHANNEL_FD] as Socket;
@@ -84,6 +92,8 @@ export class ChildHandle {
         if (message.type === 'ready') {
           if (this.stateValue === 'starting') this.stateValue = 'idle';
           resolve();
+        } else if (message.type === 'exiting') {
+          this.pipe.end();
         } else if (message.type === 'start-failed') {
           reject(new Error(`The pool child could not load the app: ${message.error.message}`));
         } else {
@@ -141,7 +151,7 @@ export class ChildHandle {
    * Sends a job; it runs after the ones already sent. Never rejects: a crash or a hard limit becomes
    * an outcome, and a job the child never began resolves {@link UNSTARTED}.
    */
-  run(job: TaskJob, body: string): Promise<TaskOutcome | typeof UNSTARTED> {
+  run(job: TaskJob, body: string, options: { last?: boolean } = {}): Promise<TaskOutcome | typeof UNSTARTED> {
     if (this.stateValue === 'dead' || this.stateValue === 'starting') return Promise.resolve(UNSTARTED);
     // Revoked or handed back while it waited for a child: it must not start now.
     if (job.stop.aborted) return Promise.resolve(abortedBeforeStart(job.stop.reason));
@@ -168,6 +178,7 @@ export class ChildHandle {
       if (this.held.size === 1) this.begin(held);
       const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
       if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
+      if (options.last) message.last = true;
       this.send(message);
       // After the run message, so that an abort always reaches the child after its job.
       stopListening = job.stop.onAbort((reason) => {
@@ -256,7 +267,7 @@ export class ChildHandle {
   }
 
   private onMessage(message: ChildMessage): void {
-    if (message.type === 'ready' || message.type === 'start-failed') return;
+    if (message.type === 'ready' || message.type === 'start-failed' || message.type === 'exiting') return;
     const held = this.held.get(message.jobId);
     if (!held) return;
     switch (message.type) {
@@ -320,4 +331,10 @@ function outcomeOfDeath(job: TaskJob, error: Error): TaskOutcome {
   if (decision.retry) return { kind: 'retry', delay: decision.delay, error: toRemoteError(error) };
   if (error instanceof TimeLimitExceededError) return { kind: 'failure', error: toRemoteError(error) };
   return { kind: 'lost', error: toRemoteError(error) };
+}
+
+/** The size of libuv's thread pool that `UV_THREADPOOL_SIZE` asks for (libuv's default 4, at most 1024). */
+function threadPoolSize(value: string | undefined): number {
+  const size = Number(value);
+  return Number.isInteger(size) && size >= 1 ? Math.min(size, 1023) : 4;
 }

@@ -1,20 +1,20 @@
 /**
- * The child's end of the pipe to its worker (see pipe-channel.ts), read and written through the
- * event loop: messages leave in the order written, and nothing ties up a thread while the child
- * waits for work, so a child that exits or crashes at any moment is gone at once.
+ * The child's end of the pipe to its worker (see pipe-channel.ts). It is a blocking descriptor:
+ * reads wait in a thread of libuv's pool and writes are synchronous, so a child never loads
+ * node:net and the stream modules (~3 ms of every fork child's start-up, measured), and messages
+ * leave in the order written.
+ *
+ * A read waiting in the pool has a cost at exit: Node joins the pool's threads as the process ends,
+ * and the one blocked here returns only once the pipe closes. So a child that exits while a read
+ * waits (a task called process.exit(), an error no one caught) first tells its parent, which closes
+ * its end (child-handle.ts). A parent that died has closed it already.
  */
-import { Socket } from 'node:net';
+import { read, writeSync } from 'node:fs';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
+import { PROTOCOL_VERSION, type ChildMessage } from './protocol';
 
-let socket: Socket | undefined;
-
-/** The pipe, opened once for reading and writing (libuv refuses a second handle on one fd). */
-function pipe(): Socket {
-  // An error here means the parent is gone; listenToParent acts on it, and a child that is only
-  // reporting a failed start exits anyway.
-  socket ??= new Socket({ fd: CHANNEL_FD, readable: true, writable: true }).on('error', () => undefined);
-  return socket;
-}
+/** Bytes read from the pipe at a time. */
+const READ_SIZE = 64 * 1024;
 
 /**
  * Hands every packet from the parent to `onPacket`, until the pipe closes (the parent retired this
@@ -22,21 +22,32 @@ function pipe(): Socket {
  */
 export function listenToParent(onPacket: (packet: unknown) => void, onClosed: () => void): void {
   const reader = new PacketReader(onPacket);
-  let closed = false;
-  const close = (): void => {
-    if (closed) return;
-    closed = true;
-    onClosed();
-  };
-  pipe()
-    .on('data', (chunk: Buffer) => reader.push(chunk))
-    .on('end', close)
-    .on('close', close)
-    // A broken pipe means the parent is gone: the same as a close.
-    .on('error', close);
+  const buffer = Buffer.allocUnsafe(READ_SIZE);
+  let reading = true;
+  process.once('exit', () => {
+    if (reading) sendToParent({ v: PROTOCOL_VERSION, type: 'exiting' } satisfies ChildMessage);
+  });
+  const next = (): void =>
+    read(CHANNEL_FD, buffer, 0, READ_SIZE, null, (error, bytes) => {
+      // End of file, or a broken pipe: the parent is done with us, or gone.
+      if (error || bytes === 0) {
+        reading = false;
+        return onClosed();
+      }
+      // The reader copies what it keeps, so the buffer can take the next read.
+      reader.push(buffer.subarray(0, bytes));
+      next();
+    });
+  next();
 }
 
 /** Writes one message (or a list) to the parent; `written` runs once it has left. */
 export function sendToParent(packet: unknown, written?: () => void): void {
-  pipe().write(encodePacket(packet), written);
+  const data = Buffer.from(encodePacket(packet));
+  try {
+    for (let offset = 0; offset < data.length; ) offset += writeSync(CHANNEL_FD, data, offset);
+  } catch {
+    // The parent is gone: the read ends too, and with it this child.
+  }
+  written?.();
 }

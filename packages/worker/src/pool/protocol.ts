@@ -5,7 +5,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
 export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
@@ -21,6 +21,8 @@ export type ParentMessage =
       deliveries: number;
       maxRetries: number;
       softTimeLimit?: number;
+      /** The child's only job (the fork pool): it reads no memory figure after it. */
+      last?: true;
     }
   | { v: typeof PROTOCOL_VERSION; type: 'abort'; jobId: string; reason: string }
   /** Take back a job queued behind a long one, if it has not begun (so another child runs it). */
@@ -36,6 +38,8 @@ export type WireOutcome =
 export type ChildMessage =
   | { v: typeof PROTOCOL_VERSION; type: 'ready'; pid: number }
   | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
+  /** The child is exiting: the parent closes the pipe, which the child waits for (parent-pipe.ts). */
+  | { v: typeof PROTOCOL_VERSION; type: 'exiting' }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
   /**
    * `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child)

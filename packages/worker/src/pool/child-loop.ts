@@ -1,0 +1,184 @@
+/**
+ * What a pool child does (child-main.ts starts it): loads the app module once, then runs the jobs
+ * its parent sends, one at a time in the order sent (the parent may queue some ahead, to hide the
+ * round trip, and take back those that have not begun), and reports progress and outcomes back.
+ * It never touches the broker.
+ *
+ * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
+ */
+import { toRemoteError, type TaskState } from '@celeriac/core';
+import { loadAppModule, type LoadedApp } from '../load-app';
+import { nextTurn } from '../next-turn';
+import { RunSignal } from '../run-signal';
+import { runTask, type TaskOutcome } from '../run-task';
+import { listenToParent, sendToParent } from './parent-pipe';
+import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, WATCHDOG_ENV, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+
+/** Jobs received, not finished; the first one runs (or is next, while the event loop turns). */
+const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
+/** The job whose task is running, if any. */
+let runningJobId: string | undefined;
+const signals = new Map<string, RunSignal>();
+
+const send: (message: ChildMessage) => void = sendToParent;
+
+/** How long (ms) a child runs queued jobs back to back before it reads what its parent sent. */
+const READ_PARENT_EVERY_MS = 2;
+
+/** True while drain() works through the queue (only one may). */
+let draining = false;
+
+async function drain(app: LoadedApp): Promise<void> {
+  if (draining) return;
+  draining = true;
+  try {
+    await drainQueue(app);
+  } finally {
+    draining = false;
+  }
+}
+
+async function drainQueue(app: LoadedApp): Promise<void> {
+  let readAt = performance.now();
+  while (queue.length > 0) {
+    const next = queue[0] as Extract<ParentMessage, { type: 'run' }>;
+    runningJobId = next.jobId;
+    await handleRun(app, next);
+    runningJobId = undefined;
+    queue.shift();
+    // Tasks that never wait would keep the pipe unread until the queue is empty, so a 'withdraw' or
+    // 'abort' for the jobs behind them would come too late: let the event loop turn now and then.
+    if (queue.length > 0 && performance.now() - readAt >= READ_PARENT_EVERY_MS) {
+      await nextTurn();
+      readAt = performance.now();
+    }
+  }
+}
+
+async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
+  const began = performance.now();
+  const stop = signals.get(message.jobId) ?? new RunSignal();
+  let outcome: WireOutcome;
+  try {
+    const task = app.decode(message.body);
+    const definition = app.registry.get(task.task);
+    if (!definition) throw new Error(`The pool child has no task named ${task.task}; it loaded another version of the app module.`);
+    const result: TaskOutcome = await runTask(
+      {
+        message: task,
+        definition,
+        deliveries: message.deliveries,
+        maxRetries: message.maxRetries,
+        stop,
+        softTimeLimit: message.softTimeLimit,
+        // The hard limit belongs to the parent: it kills this process.
+        timeLimit: undefined,
+        // The parent knows when this job starts: jobs run in the order sent, each once the one before is done.
+        onStart: () => undefined,
+        report: async (state: TaskState, meta: unknown) => {
+          send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`) });
+        },
+      },
+      app.codec,
+      (hook, error) => console.error(`[celeriac] The ${hook} hook of ${task.task} threw:`, error),
+    );
+    outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, () => `the result of ${task.task}`) } : (result as WireOutcome);
+  } catch (error) {
+    outcome = { kind: 'failure', error: toRemoteError(error) };
+  } finally {
+    signals.delete(message.jobId);
+  }
+  // After its last job a child only waits for the parent to close the pipe: its memory is no news.
+  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: performance.now() - began });
+}
+
+/** How old a memory reading may be when a task ends and another waits behind it (ms). */
+const MEMORY_READING_MS = 50;
+let memoryBytes = 0;
+let memoryReadAt = -Infinity;
+
+/**
+ * This process's resident memory (bytes). Reading it parses /proc, which costs as much as the rest
+ * of a no-op task in a prefork child, so while jobs queue up behind each other a reading is reused
+ * for up to {@link MEMORY_READING_MS}. A child about to go idle always reads afresh: it may not be
+ * asked again for a long time, and must not keep memory it should be retired for.
+ */
+function residentMemory(): number {
+  const now = performance.now();
+  if (queue.length <= 1 || now - memoryReadAt >= MEMORY_READING_MS) {
+    memoryBytes = process.memoryUsage.rss();
+    memoryReadAt = now;
+  }
+  return memoryBytes;
+}
+
+/**
+ * A thread that kills this process once its parent is gone, even while the main thread is busy.
+ * Only where the kernel cannot do it for us (see orphan-guard.ts).
+ */
+function watchForOrphaning(): void {
+  if (process.env[WATCHDOG_ENV] !== '1') return;
+  // Loaded only here: most children never need node:worker_threads.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Worker: Thread } = require('node:worker_threads') as typeof import('node:worker_threads');
+  // The parent's pid is read here, not in the thread: the thread starts later, maybe after the
+  // parent died, and would then take the process that adopted us for our parent.
+  const watchdog = new Thread(
+    `const { workerData: parent } = require('node:worker_threads');
+     setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 1000);`,
+    { eval: true, workerData: process.ppid },
+  );
+  watchdog.unref();
+}
+
+function main(): void {
+  const specifier = process.env.CELERIAC_APP_MODULE;
+  let app: LoadedApp;
+  try {
+    if (!specifier) throw new Error('CELERIAC_APP_MODULE is not set; pool children are started by a worker.');
+    app = loadAppModule(specifier);
+  } catch (error) {
+    // Exit once the message has left: the app may have opened handles that would keep us alive.
+    return sendToParent({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) } satisfies ChildMessage, () => process.exit(1));
+  }
+  // The parent owns this process: when it closes the pipe (or dies), we go, even in the middle of a
+  // task (a retired child has none). A closed pipe goes unnoticed while a task spins without
+  // yielding, so the kernel (setpriv) or a watchdog thread also kills an orphan.
+  listenToParent(
+    (packet) => {
+      for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);
+    },
+    () => process.exit(0),
+  );
+  watchForOrphaning();
+  send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
+}
+
+/** Removes a job that has not begun; false when it runs or is gone. */
+function dropQueued(jobId: string): boolean {
+  const index = queue.findIndex((queued) => queued.jobId === jobId);
+  if (index < 0 || jobId === runningJobId) return false;
+  queue.splice(index, 1);
+  signals.delete(jobId);
+  return true;
+}
+
+/** Handles one message of the parent (they come alone, or several in one list). */
+function handle(app: LoadedApp, message: unknown): void {
+  if (!isParentMessage(message)) return;
+  if (message.type === 'run') {
+    signals.set(message.jobId, new RunSignal());
+    queue.push(message);
+    void drain(app);
+  } else if (message.type === 'withdraw') {
+    // Only a job that has not begun can go back; the running one stays.
+    if (dropQueued(message.jobId)) send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
+  } else if (dropQueued(message.jobId)) {
+    // An aborted job still waiting behind the running one is simply dropped.
+    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0 });
+  } else {
+    signals.get(message.jobId)?.abort(new Error(message.reason));
+  }
+}
+
+main();

@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isOwnBundle, type CodeCacheUse } from '../src/pool/code-cache';
+import { chooseCodeCacheDir } from '../src/pool/code-cache-dir';
+
+/** The compiled module, as a pool child loads it. */
+const CODE_CACHE_JS = join(__dirname, '..', 'dist', 'pool', 'code-cache.js');
+
+describe('the code cache of pool children', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'celeriac-code-cache-test-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("caches Celeriac's bundles only, where a workspace or an install puts them", () => {
+    for (const own of ['/w/packages/core/bundle/index.js', '/app/node_modules/@celeriac/worker/bundle/child-main.js', '/app/node_modules/celeriac/bundle/cli.js']) {
+      expect(isOwnBundle(own)).toBe(true);
+    }
+    for (const other of ['/app/dist/tasks.js', '/app/node_modules/superjson/dist/index.js', '/app/node_modules/other/bundle/index.js', '/app/node_modules/celeriacx/bundle/index.js']) {
+      expect(isOwnBundle(other)).toBe(false);
+    }
+  });
+
+  /** Loads `bundle` in a new process that uses the cache in `dir`; what it exported, and how. */
+  function load(bundle: string, dir: string): { exported: unknown; use: CodeCacheUse } {
+    const script = `
+      const { useCodeCache } = require(${JSON.stringify(CODE_CACHE_JS)});
+      const use = useCodeCache(${JSON.stringify(dir)});
+      const exported = require(${JSON.stringify(bundle)});
+      process.stdout.write(JSON.stringify({ exported, use }));`;
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as { exported: unknown; use: CodeCacheUse };
+  }
+
+  it('compiles a bundle once, loads it from the cache after, and compiles it again once it changed', () => {
+    const bundle = join(root, 'packages', 'core', 'bundle', 'index.js');
+    mkdirSync(join(root, 'packages', 'core', 'bundle'), { recursive: true });
+    writeFileSync(bundle, 'module.exports = "first";');
+    const dir = join(root, 'cache');
+
+    expect(load(bundle, dir)).toEqual({ exported: 'first', use: { fromCache: [], compiled: [bundle] } });
+    expect(readdirSync(dir)).toHaveLength(1);
+    expect(load(bundle, dir)).toEqual({ exported: 'first', use: { fromCache: [bundle], compiled: [] } });
+
+    // The same length, so V8's own check (which compares lengths) would take the old code.
+    writeFileSync(bundle, 'module.exports = "other";');
+    const later = statSync(bundle).mtimeMs / 1000 + 5;
+    utimesSync(bundle, later, later);
+    expect(load(bundle, dir)).toEqual({ exported: 'other', use: { fromCache: [], compiled: [bundle] } });
+    expect(load(bundle, dir)).toEqual({ exported: 'other', use: { fromCache: [bundle], compiled: [] } });
+  });
+
+  it('leaves other modules to Node, and compiles without a directory', () => {
+    const plain = join(root, 'tasks.js');
+    writeFileSync(plain, 'module.exports = 7;');
+    expect(load(plain, join(root, 'cache'))).toEqual({ exported: 7, use: { fromCache: [], compiled: [] } });
+    expect(() => readdirSync(join(root, 'cache'))).toThrow();
+  });
+
+  it("uses a directory of the user's own that no one else can write to, or none", () => {
+    // Linux, as the rest of the suite: process.getuid exists.
+    const uid = process.getuid?.() as number;
+    const dir = chooseCodeCacheDir(undefined, root, uid);
+    expect(dir).toBe(join(root, `celeriac-code-cache-${uid}`));
+    expect(statSync(dir as string).mode & 0o777).toBe(0o700);
+    chmodSync(dir as string, 0o777);
+    expect(chooseCodeCacheDir(undefined, root, uid)).toBeUndefined();
+    expect(chooseCodeCacheDir('off', root, uid)).toBeUndefined();
+    expect(chooseCodeCacheDir('', root, uid)).toBeUndefined();
+    expect(chooseCodeCacheDir('/var/cache/celeriac', root, uid)).toBe('/var/cache/celeriac');
+  });
+});
