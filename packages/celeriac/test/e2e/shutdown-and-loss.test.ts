@@ -24,6 +24,18 @@ describe('celeriac worker: shutdown and lost workers', () => {
     await expect(Promise.all(waiting.map((result) => result.get({ timeout: 20_000 })))).resolves.toHaveLength(2);
   });
 
+  it.each(['prefork', 'fork'] as const)('--pool %s: on Ctrl-C (SIGINT to the worker and its children), finishes the running task and exits 0', async (pool) => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', pool]);
+    await worker.ready();
+    const client = fixture.app();
+    const running = client.sendTask<number>('e2e.sleep', [600]);
+    await worker.started(running.id);
+    worker.signalGroup('SIGINT');
+    await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+    await expect(running.state()).resolves.toBe('SUCCESS');
+  });
+
   it('on SIGTERM, takes back the jobs queued in prefork children without running any of them twice', async () => {
     const { fixture, workers } = e2e();
     const tally = join(tmpdir(), `celeriac-e2e-tally-${randomBytes(4).toString('hex')}`);

@@ -151,6 +151,9 @@ function main(): void {
     () => process.exit(0),
   );
   watchForOrphaning();
+  // Ctrl-C in a terminal sends SIGINT to the whole process group, children included. The worker
+  // drains on it, letting running tasks finish; a child that died of it would lose its task.
+  process.on('SIGINT', () => undefined);
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }
 

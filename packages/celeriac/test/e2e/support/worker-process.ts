@@ -3,7 +3,7 @@
  * `npm run build` first; `npm test` does) and lets tests wait for what they log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisFixture } from '../../../../redis/test/support/redis-app';
@@ -74,6 +74,26 @@ export class WorkerProcess {
 
   /** Sends a signal. */
   signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /**
+   * Sends `signal` to the worker's children, then to the worker: what a terminal's Ctrl-C does to
+   * the process group (the e2e workers have a group of their own only with the test runner).
+   */
+  signalGroup(signal: NodeJS.Signals): void {
+    const parent = String(this.child.pid);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      // Fields after the command name (which may hold spaces): state, then the parent's pid.
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === parent) process.kill(Number(entry), signal);
+    }
     this.child.kill(signal);
   }
 
