@@ -114,7 +114,7 @@ function residentMemory(): number {
 
 /**
  * A thread that kills this process once its parent is gone, even while the main thread is busy.
- * Only where the kernel cannot do it for us (see orphan-guard.ts).
+ * Only where the worker's reaper cannot do it (see orphan-guard.ts).
  */
 function watchForOrphaning(): void {
   if (process.env[WATCHDOG_ENV] !== '1') return;
@@ -143,7 +143,7 @@ function main(): void {
   }
   // The parent owns this process: when it closes the pipe (or dies), we go, even in the middle of a
   // task (a retired child has none). A closed pipe goes unnoticed while a task spins without
-  // yielding, so the kernel (setpriv) or a watchdog thread also kills an orphan.
+  // yielding, so the worker's reaper or a watchdog thread also kills an orphan.
   listenToParent(
     (packet) => {
       for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);

@@ -4,12 +4,12 @@
  * app loads) was ~2 ms of the child's start-up. With the cache, V8 reads the compiled code back
  * instead. Node 22 has this built in (`module.enableCompileCache`); Node 20 does not.
  *
- * Only our bundles are cached: their content is known (no dynamic `import()`, no source maps
- * needed to read their stacks), while an app's own modules are loaded exactly as Node loads them.
- * A cache entry is keyed by the file's path, size and modification time; V8 itself refuses data
- * made by another version or with other flags, and such an entry is simply written again.
+ * Only our bundles are cached (their content is known: no dynamic `import()`); an app's own
+ * modules load as Node loads them, and so does everything while source maps are on. An entry is
+ * keyed by the file's path, size, inode and times; V8 itself refuses data made by another version
+ * or with other flags, and such an entry is written again.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
@@ -54,7 +54,11 @@ export function useCodeCache(dir: string | undefined): CodeCacheUse {
   const unsaved: Unsaved[] = [];
   prototype._compile = function (this: Module, content: string, filename: string): unknown {
     if (!isOwnBundle(filename)) return compile.call(this, content, filename);
-    const { file, key } = entryOf(dir, filename);
+    // A file starting with #! is not plain JavaScript to vm.Script; and with source maps on, Node's own
+    // loader must compile, to map stack traces back to the sources.
+    if (content.startsWith('#!') || process.sourceMapsEnabled) return compile.call(this, content, filename);
+    if (!isPrivateDir(dir)) return compile.call(this, content, filename);
+    const { file, key } = entryOf(dir, filename, content);
     const cachedData = readEntry(file, key);
     const script = new Script(Module.wrap(content), { filename, cachedData, importModuleDynamically: vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER });
     if (!cachedData || script.cachedDataRejected) {
@@ -73,9 +77,10 @@ export function useCodeCache(dir: string | undefined): CodeCacheUse {
 }
 
 /** Where a bundle's entry lives, and the key that says which version of the file it was made from. */
-function entryOf(dir: string, filename: string): { file: string; key: string } {
+function entryOf(dir: string, filename: string, content: string): { file: string; key: string } {
   const stats = statSync(filename);
-  const key = `${filename}\n${stats.size}\n${stats.mtimeMs}\n${process.version}\n`;
+  // mtime alone can be kept by a copy (rsync -a, tar): inode and ctime change with any new file.
+  const key = `${filename}\n${stats.size}\n${content.length}\n${stats.ino}\n${stats.mtimeMs}\n${stats.ctimeMs}\n${process.version}\n`;
   return { file: join(dir, `${basename(filename, '.js')}-${hash(filename)}.v8cache`), key };
 }
 
@@ -94,8 +99,8 @@ function readEntry(file: string, key: string): Buffer | undefined {
 /** Writes an entry whole or not at all: children that start meanwhile never read half of one. */
 function writeEntry(dir: string, { file, key, script }: Unsaved): void {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const temporary = `${file}.${process.pid}`;
+    if (!isPrivateDir(dir)) return;
+    const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
     writeFileSync(temporary, Buffer.concat([Buffer.from(key), script.createCachedData()]));
     renameSync(temporary, file);
   } catch {
@@ -108,4 +113,27 @@ function hash(text: string): string {
   let value = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) value = Math.imul(value ^ text.charCodeAt(i), 0x01000193);
   return (value >>> 0).toString(16);
+}
+
+let privateDir: boolean | undefined;
+
+/**
+ * Whether `dir` is still this user's own and closed to others: checked again in each child, since
+ * a directory in /tmp can be removed (by a cleaner) and made again by someone else meanwhile.
+ */
+function isPrivateDir(dir: string): boolean {
+  if (privateDir === undefined) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch {
+      // It exists (the usual case), or cannot be made: lstat says which.
+    }
+    try {
+      const stats = lstatSync(dir);
+      privateDir = stats.isDirectory() && stats.uid === process.getuid?.() && (stats.mode & 0o077) === 0;
+    } catch {
+      privateDir = false;
+    }
+  }
+  return privateDir;
 }

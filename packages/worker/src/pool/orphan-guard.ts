@@ -44,7 +44,9 @@ let reaper: ChildProcess | undefined;
 /** Whether a reaper can find and kill children here: asked once per process. */
 function canReap(): boolean {
   reaperWorks ??=
-    process.platform === 'linux' && existsSync('/proc/self/environ') && spawnSync('grep', ['-lzx', 'x', '/dev/null'], { stdio: 'ignore' }).status === 1;
+    process.platform === 'linux' &&
+    existsSync('/proc/self/environ') &&
+    spawnSync('/bin/sh', ['-c', 'grep -lzx x /dev/null'], { stdio: 'ignore' }).status === 1;
   return reaperWorks;
 }
 
@@ -52,7 +54,10 @@ function canReap(): boolean {
 function reaperToken(): string {
   token ??= randomUUID();
   if (!reaper || reaper.exitCode !== null || reaper.signalCode !== null) {
-    reaper = spawn('/bin/sh', ['-c', REAPER_SCRIPT, 'celeriac-reaper', token], { stdio: ['pipe', 'ignore', 'ignore'] });
+    // Not with a token of its own: a worker run by a task must keep its reaper when the outer one sweeps.
+    const env = { ...process.env };
+    delete env[REAPER_TOKEN_ENV];
+    reaper = spawn('/bin/sh', ['-c', REAPER_SCRIPT, 'celeriac-reaper', token], { stdio: ['pipe', 'ignore', 'ignore'], env });
     reaper.on('error', () => undefined);
     // The worker never writes to the pipe: holding it open is all it does, and that must not keep
     // the worker alive.

@@ -24,7 +24,8 @@ export function listenToParent(onPacket: (packet: unknown) => void, onClosed: ()
   const reader = new PacketReader(onPacket);
   const buffer = Buffer.allocUnsafe(READ_SIZE);
   let reading = true;
-  process.once('exit', () => {
+  // First among the exit listeners: one of the app's that throws or exits skips those after it.
+  process.prependOnceListener('exit', () => {
     if (reading) sendToParent({ v: PROTOCOL_VERSION, type: 'exiting' } satisfies ChildMessage);
   });
   const next = (): void =>

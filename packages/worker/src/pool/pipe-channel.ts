@@ -2,7 +2,7 @@
  * The pipe between a worker and a pool child: fd 3 in the child, carrying one JSON packet (a
  * message, or a list of the messages of one tick) per line. Node's built-in IPC channel would make
  * every child load node:child_process, node:net and the stream modules while it starts (~10 ms of
- * a fork child's ~80 ms, measured); the child's end of this pipe needs only node:net.
+ * a fork child's ~80 ms, measured); the child's end of this pipe needs only node:fs (parent-pipe.ts).
  */
 
 /** The child's file descriptor for the pipe (after stdin, stdout, stderr). */
