@@ -138,8 +138,9 @@ function main(): void {
     if (!specifier) throw new Error('CELERIAC_APP_MODULE is not set; pool children are started by a worker.');
     app = loadAppModule(specifier);
   } catch (error) {
-    // Exit once the message has left: the app may have opened handles that would keep us alive.
-    return sendToParent({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) } satisfies ChildMessage, () => process.exit(1));
+    // Exit at once (the message has left): the app may have opened handles that would keep us alive.
+    send({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) });
+    return process.exit(1);
   }
   // The parent owns this process: when it closes the pipe (or dies), we go, even in the middle of a
   // task (a retired child has none). A closed pipe goes unnoticed while a task spins without

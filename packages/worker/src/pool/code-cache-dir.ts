@@ -4,10 +4,9 @@
  * directory. A cache holds code the children run, so a directory that another user could write to
  * is never used: without a safe one, children simply compile.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CODE_CACHE_ENV } from './code-cache';
+import { CODE_CACHE_ENV, isPrivateDirectory } from './code-cache';
 
 let chosen: string | undefined | null = null;
 
@@ -24,13 +23,6 @@ export function codeCacheDir(): string | undefined {
  */
 export function chooseCodeCacheDir(configured: string | undefined, temporary: string, uid: number | undefined): string | undefined {
   if (configured !== undefined) return configured === '' || configured === 'off' ? undefined : configured;
-  if (uid === undefined) return undefined;
   const dir = join(temporary, `celeriac-code-cache-${uid}`);
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const stats = lstatSync(dir);
-    return stats.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0 ? dir : undefined;
-  } catch {
-    return undefined;
-  }
+  return isPrivateDirectory(dir, uid) ? dir : undefined;
 }

@@ -115,25 +115,29 @@ function hash(text: string): string {
   return (value >>> 0).toString(16);
 }
 
+/**
+ * Makes `dir` if it is missing, and tells whether it is `uid`'s own real directory, closed to
+ * everyone else: then no one else can plant code in it. The worker asks before it hands a directory
+ * to its children (code-cache-dir.ts), and each child again, once (see isPrivateDir).
+ */
+export function isPrivateDirectory(dir: string, uid: number | undefined): boolean {
+  if (uid === undefined) return false;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stats = lstatSync(dir);
+    return stats.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
 let privateDir: boolean | undefined;
 
 /**
- * Whether `dir` is still this user's own and closed to others: checked again in each child, since
- * a directory in /tmp can be removed (by a cleaner) and made again by someone else meanwhile.
+ * Whether the cache directory is still private, asked once per child: a directory in /tmp can be
+ * removed (by a cleaner) and made again by someone else while a worker runs.
  */
 function isPrivateDir(dir: string): boolean {
-  if (privateDir === undefined) {
-    try {
-      mkdirSync(dir, { mode: 0o700 });
-    } catch {
-      // It exists (the usual case), or cannot be made: lstat says which.
-    }
-    try {
-      const stats = lstatSync(dir);
-      privateDir = stats.isDirectory() && stats.uid === process.getuid?.() && (stats.mode & 0o077) === 0;
-    } catch {
-      privateDir = false;
-    }
-  }
+  privateDir ??= isPrivateDirectory(dir, process.getuid?.());
   return privateDir;
 }

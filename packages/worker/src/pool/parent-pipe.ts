@@ -42,13 +42,12 @@ export function listenToParent(onPacket: (packet: unknown) => void, onClosed: ()
   next();
 }
 
-/** Writes one message (or a list) to the parent; `written` runs once it has left. */
-export function sendToParent(packet: unknown, written?: () => void): void {
+/** Writes one message (or a list) to the parent; it has left when this returns. */
+export function sendToParent(packet: unknown): void {
   const data = Buffer.from(encodePacket(packet));
   try {
     for (let offset = 0; offset < data.length; ) offset += writeSync(CHANNEL_FD, data, offset);
   } catch {
     // The parent is gone: the read ends too, and with it this child.
   }
-  written?.();
 }
