@@ -275,10 +275,11 @@ export class Worker implements Closeable {
     for (const entry of unstarted) this.running.delete(entry.delivery.id);
     // Jobs a pool child holds but has not begun count as prefetched too: take them back. A pool that
     // can ask its children which ones they really have not begun does so first: those they ran
-    // meanwhile then settle, instead of running a second time from the queue.
-    const unbegun = [...this.running.values()].filter((entry) => !entry.stop.started);
+    // meanwhile then settle, instead of running a second time from the queue. Whether a job began is
+    // read afterwards, of every job held now: one taken as begun may come back from its child unrun.
+    const held = [...this.running.values()];
     await this.runner.takeBackQueued?.(TAKE_BACK_MS);
-    for (const entry of unbegun) {
+    for (const entry of held) {
       if (entry.stop.started) continue;
       entry.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
       unstarted.push(entry);

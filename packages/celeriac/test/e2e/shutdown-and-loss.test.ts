@@ -63,6 +63,23 @@ describe('celeriac worker: shutdown and lost workers', () => {
     }
   }, 60_000);
 
+  it('on SIGTERM, hands back a job its child gives back just as the job before it ends', async () => {
+    const { fixture, workers } = e2e();
+    const client = fixture.app();
+    // Tasks that spin 1 ms, so the child holds several. It reads the worker's take-back between two
+    // of them, when the worker has already counted the next one as begun.
+    const results = Array.from({ length: 300 }, (_, i) => client.sendTask<number>('e2e.spin', [i, 1]));
+    for (let round = 0; round < 3; round += 1) {
+      const worker = workers.start(['-c', '1', '--pool', 'prefork']);
+      await worker.ready();
+      await worker.started(results[100 * round + 20]!.id);
+      worker.signal('SIGTERM');
+      await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+      // Every job the worker held went back to the queue or was settled: none waits for its lease.
+      await expect(client.broker.stats('default')).resolves.toMatchObject({ active: 0 });
+    }
+  }, 60_000);
+
   it('when a worker is killed with kill -9 mid-task, another worker completes the task', async () => {
     const { fixture, workers } = e2e();
     const env = { CELERIAC_TEST_VISIBILITY: '2s' };

@@ -251,6 +251,15 @@ export class ChildHandle {
     }
   }
 
+  /** The child begins its next job the moment it finishes or gives back the one before. */
+  private beginNext(): void {
+    const next = this.held.values().next().value as Held | undefined;
+    // A message read after the child died (it was still in the pipe) begins nothing: the next job
+    // never began, and is not charged to its task.
+    const exited = this.child.exitCode !== null || this.child.signalCode !== null;
+    if (next && !next.started && !exited) this.begin(next);
+  }
+
   /**
    * Queues a message; those of one tick leave together as one packet (a list), since each pipe write
    * is a system call and per job they were the largest share of a prefork worker's time.
@@ -273,6 +282,16 @@ export class ChildHandle {
     switch (message.type) {
       case 'withdrawn':
         this.held.delete(message.jobId);
+        // The child reads a withdraw between two jobs: the one it gave back may be the one this side
+        // took as begun when the job before it was done. The child has not run it, and begins the
+        // next instead, so nothing of it counts as begun (a shutdown hands it back to the queue).
+        if (held.started) {
+          clearTimeout(held.timer);
+          held.started = false;
+          held.job.stop.started = false;
+          this.beginNext();
+        }
+        if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
         held.resolve(UNSTARTED);
         return;
       case 'report':
@@ -287,11 +306,7 @@ export class ChildHandle {
           // Timed in the child: a burst of dones read at once would make the parent's own clock
           // charge the whole burst to its first job and nothing to the rest.
           this.averageMs += (message.ms - this.averageMs) / 8;
-          const next = this.held.values().next().value as Held | undefined;
-          // A 'done' read after the child died (it was still in the pipe) begins nothing: the next
-          // job never began, and is not charged to its task.
-          const exited = this.child.exitCode !== null || this.child.signalCode !== null;
-          if (next && !exited) this.begin(next);
+          this.beginNext();
         }
         this.rss = message.rss;
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
