@@ -2,7 +2,8 @@
  * Process pools on the same Redis: Celeriac's prefork and fork pools (c=2) and inline (c=100)
  * against BullMQ's sandboxed processors (child processes and worker threads, c=2), plus the bound
  * a fresh process per task cannot beat: the start-up time of a bare `node`.
- * Usage: `npm run bench:pools` (BENCH_SCALE scales the job counts, BENCH_ROUNDS the rounds: 3).
+ * Usage: `npm run bench:pools` (BENCH_SCALE scales the job counts, BENCH_ROUNDS the rounds: 3;
+ * BENCH_ONLY=fork runs only the fork pool and its bounds).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -17,6 +18,7 @@ const scale = Number(process.env.BENCH_SCALE ?? 1);
 const size = (n: number) => Math.max(20, Math.round(n * scale));
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const prefix = `bench-pools-${process.pid}`;
+const forkOnly = process.env.BENCH_ONLY === 'fork';
 process.env.BENCH_PREFIX = prefix;
 
 /**
@@ -137,7 +139,7 @@ const others: Measure[] = [
  */
 async function measureAll(): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>();
-  const units: Measure[][] = [forkGroup, ...(cleanForkGroup.length > 0 ? [cleanForkGroup] : []), ...others.map((measure) => [measure])];
+  const units: Measure[][] = [forkGroup, ...(cleanForkGroup.length > 0 ? [cleanForkGroup] : []), ...(forkOnly ? [] : others.map((measure) => [measure]))];
   for (let round = 0; round < rounds; round += 1) {
     // Spread the starting points over the units, so every unit is measured early in some round.
     const first = Math.floor((round * units.length) / rounds) % units.length;
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
     console.log(`fork below two bare starts at a time${label}, per round: ${ratios((round) => two?.[round] ?? NaN)}x`);
     console.log(`fork below the bare bound (2 / start-up)${label}, per round: ${ratios((round) => 2_000 / (bare?.[round] ?? NaN))}x`);
   }
+  if (forkOnly) return;
   const [bullChild] = others.slice(3).map((measure) => samples.get(measure.name) ?? []);
   const prefork = samples.get(others[0]?.name ?? '') ?? [];
   console.log(`prefork above bullmq sandboxed child processes, per round: ${prefork.map((rate, round) => (rate / (bullChild?.[round] ?? NaN)).toFixed(2)).join(' / ')}x`);

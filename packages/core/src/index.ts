@@ -19,7 +19,7 @@ export type {
   WorkerInfo,
 } from './broker';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
-export { currentTask, maybeCurrentTask, runWithTaskContext, RetryRequest, type RetryOptions, type TaskContext } from './context';
+export { currentTask, maybeCurrentTask, runAsSoleTask, runWithTaskContext, RetryRequest, type RetryOptions, type TaskContext } from './context';
 export { findDecoratedMethods, task, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
 export { optionalMilliseconds, toMilliseconds, type Duration, type DurationUnit } from './duration';
 export {

@@ -3,6 +3,7 @@
  * signal and time limits, and reduces whatever happens to an {@link ExecutionResult}.
  */
 import {
+  runAsSoleTask,
   runWithTaskContext,
   RetryRequest,
   SoftTimeLimitError,
@@ -26,7 +27,8 @@ export function execute(input: ExecuteInput): Promise<ExecutionResult> {
   const context = createContext(input);
   const run = (async (): Promise<ExecutionResult> => {
     try {
-      const value = await runWithTaskContext(context, () => definition.fn(...message.args));
+      const runWithContext = input.soleInProcess ? runAsSoleTask : runWithTaskContext;
+      const value = await runWithContext(context, () => definition.fn(...message.args));
       return { kind: 'success', value };
     } catch (error) {
       return { kind: 'failure', error, timedOut: false };

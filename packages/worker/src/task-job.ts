@@ -11,6 +11,8 @@ export interface TaskJob {
   maxRetries: number;
   /** Aborted on revoke with terminate, shutdown and time limits. */
   stop: RunSignal;
+  /** The only task its process runs (a `fork` child's job): its context is the whole process's. */
+  soleInProcess?: boolean;
   softTimeLimit: number | undefined;
   timeLimit: number | undefined;
   /** Called by the runner when the task function begins (a pool child may hold a job a while first). */

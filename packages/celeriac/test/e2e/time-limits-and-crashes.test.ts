@@ -69,9 +69,11 @@ describe('celeriac worker: hard limits and crashes', () => {
     expect(new Set(pids).size).toBe(6);
   });
 
-  it('reports progress from a child to the caller', async () => {
+  it.each(['prefork', 'fork'] as const)('--pool %s: reports progress from a child to the caller', async (pool) => {
     const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1']);
+    // In a fork child the task's context is the whole process's, not an AsyncLocalStorage's: progress
+    // is reported after awaits, where only a context that survives them is found.
+    const worker = workers.start(['-c', '1', '--pool', pool]);
     await worker.ready();
     const client = fixture.app();
     // Listen before sending, so no state can come before the subscription.

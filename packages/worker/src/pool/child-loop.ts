@@ -11,6 +11,7 @@ import { loadAppModule, type LoadedApp } from '../load-app';
 import { nextTurn } from '../next-turn';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
+import { monotonicMs } from './child-clock';
 import { listenToParent, sendToParent } from './parent-pipe';
 import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, WATCHDOG_ENV, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
@@ -39,7 +40,7 @@ async function drain(app: LoadedApp): Promise<void> {
 }
 
 async function drainQueue(app: LoadedApp): Promise<void> {
-  let readAt = performance.now();
+  let readAt = monotonicMs();
   while (queue.length > 0) {
     const next = queue[0] as Extract<ParentMessage, { type: 'run' }>;
     runningJobId = next.jobId;
@@ -48,15 +49,15 @@ async function drainQueue(app: LoadedApp): Promise<void> {
     queue.shift();
     // Tasks that never wait would keep the pipe unread until the queue is empty, so a 'withdraw' or
     // 'abort' for the jobs behind them would come too late: let the event loop turn now and then.
-    if (queue.length > 0 && performance.now() - readAt >= READ_PARENT_EVERY_MS) {
+    if (queue.length > 0 && monotonicMs() - readAt >= READ_PARENT_EVERY_MS) {
       await nextTurn();
-      readAt = performance.now();
+      readAt = monotonicMs();
     }
   }
 }
 
 async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
-  const began = performance.now();
+  const began = monotonicMs();
   const stop = signals.get(message.jobId) ?? new RunSignal();
   let outcome: WireOutcome;
   try {
@@ -70,6 +71,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         deliveries: message.deliveries,
         maxRetries: message.maxRetries,
         stop,
+        soleInProcess: message.last === true,
         softTimeLimit: message.softTimeLimit,
         // The hard limit belongs to the parent: it kills this process.
         timeLimit: undefined,
@@ -89,7 +91,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
     signals.delete(message.jobId);
   }
   // After its last job a child only waits for the parent to close the pipe: its memory is no news.
-  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: performance.now() - began });
+  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: monotonicMs() - began });
 }
 
 /** How old a memory reading may be when a task ends and another waits behind it (ms). */
@@ -104,7 +106,7 @@ let memoryReadAt = -Infinity;
  * asked again for a long time, and must not keep memory it should be retired for.
  */
 function residentMemory(): number {
-  const now = performance.now();
+  const now = monotonicMs();
   if (queue.length <= 1 || now - memoryReadAt >= MEMORY_READING_MS) {
     memoryBytes = process.memoryUsage.rss();
     memoryReadAt = now;
