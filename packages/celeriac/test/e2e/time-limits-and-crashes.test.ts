@@ -60,6 +60,19 @@ describe('celeriac worker: hard limits and crashes', () => {
     expect(second).not.toBe(first);
   });
 
+  it('replaces a prefork child that was killed while idle', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', 'prefork']);
+    await worker.ready();
+    const [child] = worker.children().filter(({ command }) => command === 'node');
+    expect(child).toBeDefined();
+    process.kill(child!.pid, 'SIGKILL');
+    await worker.waitForLog((line) => line.child === child!.pid && /exited/.test(String(line.reason)), 'the replacement');
+    const client = fixture.app();
+    const pid = await client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 });
+    expect(pid).not.toBe(child!.pid);
+  });
+
   it('runs every task in a new process with --pool fork', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'fork']);

@@ -93,6 +93,8 @@ export class ChildHandle {
           if (this.stateValue === 'starting') this.stateValue = 'idle';
           resolve();
         } else if (message.type === 'exiting') {
+          // It is leaving (an exit the task or app called): no job may be sent to it any more.
+          this.stateValue = 'dead';
           this.pipe.end();
         } else if (message.type === 'start-failed') {
           reject(new Error(`The pool child could not load the app: ${message.error.message}`));

@@ -126,7 +126,12 @@ export class PreforkPool implements TaskRunner {
     this.all.add(child);
     void child.whenExited().then(() => this.all.delete(child));
     child.whenReady().then(
-      () => this.offer(child),
+      () => {
+        this.offer(child);
+        // A child that dies holding no job (killed from outside while idle) settles no job whose
+        // end would replace it: its exit does, or the pool would shrink for good.
+        void child.whenExited().then(() => !this.closed && this.offer(child));
+      },
       (error: Error) => {
         // A replacement that cannot start (the module broke on disk?) is retried, not given up on.
         this.options.onReplace?.(child.pid, `it could not start: ${error.message}`);

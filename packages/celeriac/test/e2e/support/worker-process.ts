@@ -82,7 +82,14 @@ export class WorkerProcess {
    * the process group (the e2e workers have a group of their own only with the test runner).
    */
   signalGroup(signal: NodeJS.Signals): void {
+    for (const { pid } of this.children()) process.kill(pid, signal);
+    this.child.kill(signal);
+  }
+
+  /** The worker's child processes now (its pool children, and its reaper `sh`), read from /proc. */
+  children(): Array<{ pid: number; command: string }> {
     const parent = String(this.child.pid);
+    const found: Array<{ pid: number; command: string }> = [];
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       let stat: string;
@@ -91,10 +98,11 @@ export class WorkerProcess {
       } catch {
         continue;
       }
-      // Fields after the command name (which may hold spaces): state, then the parent's pid.
-      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === parent) process.kill(Number(entry), signal);
+      // pid (command) state ppid ...: the command may hold spaces and parentheses.
+      const end = stat.lastIndexOf(')');
+      if (stat.slice(end + 2).split(' ')[1] === parent) found.push({ pid: Number(entry), command: stat.slice(stat.indexOf('(') + 1, end) });
     }
-    this.child.kill(signal);
+    return found;
   }
 
   /** Kills the worker (and, through the closed IPC channel, its children) if still running. */
