@@ -73,6 +73,21 @@ describe('celeriac worker: hard limits and crashes', () => {
     expect(pid).not.toBe(child!.pid);
   });
 
+  it('--pool fork: replaces a warm child that was killed while it waited, and the task never sees it', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', 'fork']);
+    await worker.ready();
+    const [spare] = worker.children().filter(({ command }) => command === 'node');
+    expect(spare).toBeDefined();
+    process.kill(spare!.pid, 'SIGKILL');
+    await worker.waitForLog((line) => line.child === spare!.pid && /before it got a task/.test(String(line.reason)), 'the replacement');
+    const client = fixture.app();
+    const result = client.sendTask<number>('e2e.pid', []);
+    expect(await result.get({ timeout: 20_000 })).not.toBe(spare!.pid);
+    // It ran on its first delivery: the dead child did not cost it a lost one.
+    expect(worker.lines.filter((line) => line.id === result.id).map((line) => line.state)).not.toContain('REDELIVERED');
+  });
+
   it('runs every task in a new process with --pool fork', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'fork']);

@@ -38,6 +38,11 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
         onReplace: (child, reason) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
       });
     case 'fork':
-      return new (pools.fork())({ size: options.concurrency, appModule: resolve(options.appModule as string), codec: app.codec });
+      return new (pools.fork())({
+        size: options.concurrency,
+        appModule: resolve(options.appModule as string),
+        codec: app.codec,
+        onReplace: (child, reason) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
+      });
   }
 }

@@ -11,7 +11,12 @@ import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 export interface ForkOptions extends ChildSpec {
   /** How many tasks run at once; as many children are kept warm. */
   size: number;
+  /** Called when a warm child that died before it got a task is replaced, with why. */
+  onReplace?(pid: number | undefined, reason: string): void;
 }
+
+/** How many children a task tries when the one it was given turns out dead before it began. */
+const START_ATTEMPTS = 3;
 
 /** Runs each job in a new child process. */
 export class ForkPool implements TaskRunner {
@@ -30,18 +35,22 @@ export class ForkPool implements TaskRunner {
   }
 
   async run(job: TaskJob, body: string): Promise<TaskOutcome> {
-    const child = this.spares.shift() ?? this.spawn();
-    // The successor warms up while this task runs.
-    if (!this.closed) this.spares.push(this.spawn());
-    try {
-      await child.whenReady();
-    } catch (error) {
-      return { kind: 'lost', error: { name: 'WorkerLostError', message: (error as Error).message } };
+    for (let attempt = 1; ; attempt += 1) {
+      const child = this.spares.shift() ?? this.spawn();
+      // The successor warms up while this task runs.
+      if (!this.closed) this.spares.push(this.spawn());
+      try {
+        await child.whenReady();
+      } catch (error) {
+        return lost((error as Error).message);
+      }
+      const outcome = await child.run(job, body, { last: true });
+      child.retire();
+      if (outcome !== UNSTARTED) return outcome;
+      // The child was dead before the task reached it (killed while it waited, in the moment before
+      // its exit was seen): the task never ran, so it goes to a fresh child, as a prefork job would.
+      if (attempt >= START_ATTEMPTS || this.closed) return lost('The fork child died before it began the task.');
     }
-    const outcome = await child.run(job, body, { last: true });
-    child.retire();
-    if (outcome === UNSTARTED) return { kind: 'lost', error: { name: 'WorkerLostError', message: 'The fork child died before it began the task.' } };
-    return outcome;
   }
 
   async close(options: { force?: boolean } = {}): Promise<void> {
@@ -54,9 +63,24 @@ export class ForkPool implements TaskRunner {
   private spawn(): ChildHandle {
     const child = new ChildHandle(this.options);
     this.all.add(child);
-    void child.whenExited().then(() => this.all.delete(child));
+    let started = false;
+    child.whenReady().then(() => (started = true), () => undefined);
+    void child.whenExited().then(() => {
+      this.all.delete(child);
+      // A warm child that died waiting (killed from outside) is replaced now, not found dead by a
+      // task. One that could not start stays: the task that takes it fails with why (no loop).
+      const index = this.spares.indexOf(child);
+      if (index < 0 || this.closed || !started) return;
+      this.spares.splice(index, 1);
+      this.options.onReplace?.(child.pid, 'it exited before it got a task');
+      this.spares.push(this.spawn());
+    });
     return child;
   }
+}
+
+function lost(message: string): TaskOutcome {
+  return { kind: 'lost', error: { name: 'WorkerLostError', message } };
 }
 
 /**
