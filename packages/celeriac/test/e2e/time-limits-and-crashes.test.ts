@@ -60,30 +60,20 @@ describe('celeriac worker: hard limits and crashes', () => {
     expect(second).not.toBe(first);
   });
 
-  it('replaces a prefork child that was killed while idle', async () => {
+  it.each([
+    ['prefork', /exited/],
+    ['fork', /before it got a task/],
+  ] as const)('--pool %s: replaces a child killed while it held no task, and the next task never sees it', async (pool, reason) => {
     const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1', '--pool', 'prefork']);
+    const worker = workers.start(['-c', '1', '--pool', pool]);
     await worker.ready();
     const [child] = worker.children().filter(({ command }) => command === 'node');
     expect(child).toBeDefined();
     process.kill(child!.pid, 'SIGKILL');
-    await worker.waitForLog((line) => line.child === child!.pid && /exited/.test(String(line.reason)), 'the replacement');
-    const client = fixture.app();
-    const pid = await client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 });
-    expect(pid).not.toBe(child!.pid);
-  });
-
-  it('--pool fork: replaces a warm child that was killed while it waited, and the task never sees it', async () => {
-    const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1', '--pool', 'fork']);
-    await worker.ready();
-    const [spare] = worker.children().filter(({ command }) => command === 'node');
-    expect(spare).toBeDefined();
-    process.kill(spare!.pid, 'SIGKILL');
-    await worker.waitForLog((line) => line.child === spare!.pid && /before it got a task/.test(String(line.reason)), 'the replacement');
+    await worker.waitForLog((line) => line.child === child!.pid && reason.test(String(line.reason)), 'the replacement');
     const client = fixture.app();
     const result = client.sendTask<number>('e2e.pid', []);
-    expect(await result.get({ timeout: 20_000 })).not.toBe(spare!.pid);
+    expect(await result.get({ timeout: 20_000 })).not.toBe(child!.pid);
     // It ran on its first delivery: the dead child did not cost it a lost one.
     expect(worker.lines.filter((line) => line.id === result.id).map((line) => line.state)).not.toContain('REDELIVERED');
   });
