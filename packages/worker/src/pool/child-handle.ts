@@ -212,7 +212,9 @@ export class ChildHandle {
    * for each: it gave it back, or ran it (or died).
    */
   takeBackQueued(): Promise<void> {
-    const waiting = [...this.held.values()].slice(1);
+    // The first job counts too when a withdraw went out for it before it came first: the child may
+    // still give it back, though this side took it as begun.
+    const waiting = [...this.held.values()].filter((held, index) => index > 0 || held.withdrawing);
     this.withdrawBeyond(1);
     return Promise.all(waiting.map((held) => held.ended)).then(() => undefined);
   }

@@ -15,6 +15,9 @@ export interface ForkOptions extends ChildSpec {
   onReplace?(pid: number | undefined, reason: string): void;
 }
 
+/** How long a warm child that died waiting waits to be replaced (ms). */
+const RESPAWN_DELAY_MS = 1_000;
+
 /** How many children a task tries when the one it was given turns out dead before it began. */
 const START_ATTEMPTS = 3;
 
@@ -47,8 +50,9 @@ export class ForkPool implements TaskRunner {
       const outcome = await child.run(job, body, { last: true });
       child.retire();
       if (outcome !== UNSTARTED) return outcome;
-      // The child was dead before the task reached it (killed while it waited, in the moment before
-      // its exit was seen): the task never ran, so it goes to a fresh child, as a prefork job would.
+      // The child's death was seen before the task was sent (it died while it waited, and its
+      // replacement had not come yet): the task never ran, so it goes to a fresh child, as a prefork
+      // job would. (A child killed in the instant before its exit is seen takes the task and loses it.)
       if (attempt >= START_ATTEMPTS || this.closed) return lost('The fork child died before it began the task.');
     }
   }
@@ -73,7 +77,9 @@ export class ForkPool implements TaskRunner {
       if (index < 0 || this.closed || !started) return;
       this.spares.splice(index, 1);
       this.options.onReplace?.(child.pid, 'it exited before it got a task');
-      this.spares.push(this.spawn());
+      // A second later: an app that exits by itself soon after loading must not make the pool
+      // respawn in a tight loop (a task meanwhile starts a child of its own).
+      setTimeout(() => !this.closed && this.spares.length < this.options.size && this.spares.push(this.spawn()), RESPAWN_DELAY_MS).unref();
     });
     return child;
   }

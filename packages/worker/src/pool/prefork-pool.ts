@@ -12,6 +12,9 @@ import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
 import { abortedBeforeStart } from './protocol';
 import { queueDepth, SHORT_TASK_MS, WITHDRAW_AFTER_MS } from './queue-depth';
 
+/** How long a child that failed to start, or died before it ran anything, waits to be replaced (ms). */
+const RESPAWN_DELAY_MS = 1_000;
+
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {
   size: number;
@@ -129,13 +132,19 @@ export class PreforkPool implements TaskRunner {
       () => {
         this.offer(child);
         // A child that dies holding no job (killed from outside while idle) settles no job whose
-        // end would replace it: its exit does, or the pool would shrink for good.
-        void child.whenExited().then(() => !this.closed && this.offer(child));
+        // end would replace it: its exit does, or the pool would shrink for good. Not while the
+        // worker stops, and a second later for one that ran nothing (an app that exits by itself
+        // soon after loading must not make the pool respawn children in a tight loop).
+        void child.whenExited().then(() => {
+          const replace = () => !this.closed && !this.handingBack && this.offer(child);
+          if (child.tasksRun > 0) replace();
+          else setTimeout(replace, RESPAWN_DELAY_MS).unref();
+        });
       },
       (error: Error) => {
         // A replacement that cannot start (the module broke on disk?) is retried, not given up on.
         this.options.onReplace?.(child.pid, `it could not start: ${error.message}`);
-        if (!this.closed) setTimeout(() => !this.closed && this.spawn(), 1_000).unref();
+        if (!this.closed) setTimeout(() => !this.closed && this.spawn(), RESPAWN_DELAY_MS).unref();
       },
     );
     return child;
