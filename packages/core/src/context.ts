@@ -51,6 +51,9 @@ export class RetryRequest extends Error {
 
 const storage = new AsyncLocalStorage<TaskContext>();
 
+/** The task of a process that runs only it (see {@link runAsSoleTask}). */
+let soleTask: TaskContext | undefined;
+
 /**
  * The context of the task running in this async call tree.
  * @throws CeleriacError `CELERIAC_NO_TASK_CONTEXT` outside a task run by a worker.
@@ -70,9 +73,6 @@ export function currentTask(): TaskContext {
 export function maybeCurrentTask(): TaskContext | undefined {
   return storage.getStore() ?? soleTask;
 }
-
-/** The task of a process that runs only it (see {@link runAsSoleTask}). */
-let soleTask: TaskContext | undefined;
 
 /**
  * Runs `fn` with `context` as the current task of the whole process, from now until it exits: for a

@@ -34,6 +34,13 @@ export interface ChildSpec {
 /** A child's lifecycle state: `busy` while it holds jobs. */
 export type ChildState = 'starting' | 'idle' | 'busy' | 'dead';
 
+/**
+ * How long a pool waits before it replaces a child that could not start, or died before it ran
+ * anything (ms): an app that fails or exits by itself soon after loading must not make a pool
+ * respawn children in a tight loop.
+ */
+export const RESPAWN_DELAY_MS = 1_000;
+
 /** A job the child never began (it died first): the pool runs it elsewhere, at no cost to the task. */
 export const UNSTARTED = 'unstarted';
 

@@ -5,7 +5,7 @@
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
+import { ChildHandle, RESPAWN_DELAY_MS, UNSTARTED, type ChildSpec } from './child-handle';
 
 /** Options of a fork pool. */
 export interface ForkOptions extends ChildSpec {
@@ -14,9 +14,6 @@ export interface ForkOptions extends ChildSpec {
   /** Called when a warm child that died before it got a task is replaced, with why. */
   onReplace?(pid: number | undefined, reason: string): void;
 }
-
-/** How long a warm child that died waiting waits to be replaced (ms). */
-const RESPAWN_DELAY_MS = 1_000;
 
 /** How many children a task tries when the one it was given turns out dead before it began. */
 const START_ATTEMPTS = 3;
@@ -67,20 +64,21 @@ export class ForkPool implements TaskRunner {
   private spawn(): ChildHandle {
     const child = new ChildHandle(this.options);
     this.all.add(child);
-    let started = false;
-    child.whenReady().then(() => (started = true), () => undefined);
-    void child.whenExited().then(() => {
-      this.all.delete(child);
-      // A warm child that died waiting (killed from outside) is replaced now, not found dead by a
-      // task. One that could not start stays: the task that takes it fails with why (no loop).
-      const index = this.spares.indexOf(child);
-      if (index < 0 || this.closed || !started) return;
-      this.spares.splice(index, 1);
-      this.options.onReplace?.(child.pid, 'it exited before it got a task');
-      // A second later: an app that exits by itself soon after loading must not make the pool
-      // respawn in a tight loop (a task meanwhile starts a child of its own).
-      setTimeout(() => !this.closed && this.spares.length < this.options.size && this.spares.push(this.spawn()), RESPAWN_DELAY_MS).unref();
-    });
+    void child.whenExited().then(() => this.all.delete(child));
+    // A warm child that died waiting (killed from outside) leaves the spares now, not found dead by
+    // a task, and is replaced after RESPAWN_DELAY_MS (a task meanwhile starts a child of its own).
+    // One that could not start stays: the task that takes it fails with why.
+    child.whenReady().then(
+      () =>
+        void child.whenExited().then(() => {
+          const index = this.spares.indexOf(child);
+          if (index < 0 || this.closed) return;
+          this.spares.splice(index, 1);
+          this.options.onReplace?.(child.pid, 'it exited before it got a task');
+          setTimeout(() => !this.closed && this.spares.length < this.options.size && this.spares.push(this.spawn()), RESPAWN_DELAY_MS).unref();
+        }),
+      () => undefined,
+    );
     return child;
   }
 }

@@ -8,12 +8,9 @@
  */
 import type { TaskRunner } from '../runner';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { ChildHandle, UNSTARTED, type ChildSpec } from './child-handle';
+import { ChildHandle, RESPAWN_DELAY_MS, UNSTARTED, type ChildSpec } from './child-handle';
 import { abortedBeforeStart } from './protocol';
 import { queueDepth, SHORT_TASK_MS, WITHDRAW_AFTER_MS } from './queue-depth';
-
-/** How long a child that failed to start, or died before it ran anything, waits to be replaced (ms). */
-const RESPAWN_DELAY_MS = 1_000;
 
 /** Options of a prefork pool. */
 export interface PreforkOptions extends ChildSpec {
@@ -133,8 +130,7 @@ export class PreforkPool implements TaskRunner {
         this.offer(child);
         // A child that dies holding no job (killed from outside while idle) settles no job whose
         // end would replace it: its exit does, or the pool would shrink for good. Not while the
-        // worker stops, and a second later for one that ran nothing (an app that exits by itself
-        // soon after loading must not make the pool respawn children in a tight loop).
+        // worker stops, and after RESPAWN_DELAY_MS for one that ran nothing.
         void child.whenExited().then(() => {
           const replace = () => !this.closed && !this.handingBack && this.offer(child);
           if (child.tasksRun > 0) replace();

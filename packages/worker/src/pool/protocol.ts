@@ -21,7 +21,10 @@ export type ParentMessage =
       deliveries: number;
       maxRetries: number;
       softTimeLimit?: number;
-      /** The child's only job (the fork pool): it reads no memory figure after it. */
+      /**
+       * The child's only job (the fork pool): it reads no memory figure after it, and the job's
+       * task context is the whole process's (runAsSoleTask). Never for a child that runs more.
+       */
       last?: true;
     }
   | { v: typeof PROTOCOL_VERSION; type: 'abort'; jobId: string; reason: string }
