@@ -3,9 +3,9 @@
  * finds the app it exports (`app`, the default export, or any export that is a Celeriac app).
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { CeleriacError } from '@celeriac/core';
+import { CommonJsModule } from './pool/commonjs-module';
 import type { WorkerApp } from './worker-app';
 
 /** An app a worker can run: a WorkerApp that can also make workers (the `celeriac` Celeriac class). */
@@ -13,7 +13,8 @@ export interface LoadedApp extends WorkerApp {
   close(): Promise<void>;
 }
 
-const TYPESCRIPT = /\.(c|m)?tsx?$/;
+/** Extensions loaded through tsx (string checks: a regular expression costs a fork child ~0.1 ms to compile). */
+const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.cts', '.mts'];
 
 /** Loads the module and returns its app; throws `CELERIAC_APP_MODULE` with what to do. */
 export function loadAppModule(specifier: string, cwd: string = process.cwd()): LoadedApp {
@@ -21,8 +22,8 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
   if (!existsSync(path)) {
     throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ./dist/tasks.js.`);
   }
-  const requireHere = createRequire(resolve(cwd, 'package.json'));
-  if (TYPESCRIPT.test(path)) registerTypeScript(requireHere, path);
+  const requireHere = CommonJsModule.createRequire(resolve(cwd, 'package.json'));
+  if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) registerTypeScript(requireHere, path);
   let exported: unknown;
   try {
     exported = requireHere(path);

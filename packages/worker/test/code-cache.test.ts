@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOwnBundle, type CodeCacheUse } from '../src/pool/code-cache';
@@ -16,12 +16,31 @@ describe('the code cache of pool children', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it("caches Celeriac's bundles only, where a workspace or an install puts them", () => {
-    for (const own of ['/w/packages/core/bundle/index.js', '/app/node_modules/@celeriac/worker/bundle/child-main.js', '/app/node_modules/celeriac/bundle/cli.js']) {
+    for (const own of ['/w/packages/core/bundle/index.js', '/app/node_modules/@celeriac/worker/bundle/child-main.js', '/app/node_modules/celeriac/bundle/cli.js', 'C:\\app\\node_modules\\@celeriac\\core\\bundle\\index.js']) {
       expect(isOwnBundle(own)).toBe(true);
     }
-    for (const other of ['/app/dist/tasks.js', '/app/node_modules/superjson/dist/index.js', '/app/node_modules/other/bundle/index.js', '/app/node_modules/celeriacx/bundle/index.js']) {
+    for (const other of ['/app/dist/tasks.js', '/app/node_modules/superjson/dist/index.js', '/app/node_modules/other/bundle/index.js', '/app/node_modules/celeriacx/bundle/index.js', '/app/node_modules/@celeriac/core/bundle/index.js.map', '/app/node_modules/@celeriac/core/bundle/chunks/a.js', '/app/node_modules/@celeriac/core/bundle/.js']) {
       expect(isOwnBundle(other)).toBe(false);
     }
+  });
+
+  it("keeps a pool child's entry to the cache alone: the child loop is a bundle of its own, which loads from the cache", () => {
+    const bundles = join(__dirname, '..', 'bundle');
+    const entry = readFileSync(join(bundles, 'child-main.js'), 'utf8');
+    expect(entry).toContain('require("./child-loop.js")');
+    expect(entry).not.toContain('loadAppModule');
+    expect(isOwnBundle(join(bundles, 'child-loop.js'))).toBe(true);
+  });
+
+  it("finds Node's module class without loading node:module (and its ESM loader)", () => {
+    const script = `
+      const { CommonJsModule } = require(${JSON.stringify(join(__dirname, '..', 'dist', 'pool', 'commonjs-module.js'))});
+      const loaded = process.moduleLoadList.includes('NativeModule module');
+      process.stdout.write(JSON.stringify({ loaded, same: CommonJsModule === require('node:module') }));`;
+    // A file, not -e: evaluating a string loads node:module itself.
+    const file = join(root, 'main.js');
+    writeFileSync(file, script);
+    expect(JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8' }))).toEqual({ loaded: false, same: true });
   });
 
   /** Loads `bundle` in a new process that uses the cache in `dir`; what it exported, and how. */
