@@ -17,6 +17,11 @@ export interface TaskJob {
   timeLimit: number | undefined;
   /** Called by the runner when the task function begins (a pool child may hold a job a while first). */
   onStart(): void;
+  /**
+   * Called by a pool when a job it took as begun turns out not to have begun: its child gave it back
+   * or dropped it first. It runs later in another child, or goes back to the queue.
+   */
+  onUnstart(): void;
   /** Stores a state change (progress, custom states). */
   report(state: TaskState, meta: unknown): Promise<void>;
 }

@@ -77,6 +77,10 @@ describe('celeriac worker: shutdown and lost workers', () => {
       await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
       // Every job the worker held went back to the queue or was settled: none waits for its lease.
       await expect(client.broker.stats('default')).resolves.toMatchObject({ active: 0 });
+      // Nor does its log leave a task started: a job given back after it was counted as begun says so.
+      const lastState = new Map<string, unknown>();
+      for (const line of worker.lines) if (typeof line.id === 'string' && line.state !== undefined) lastState.set(line.id, line.state);
+      expect([...lastState].filter(([, state]) => state === 'STARTED')).toEqual([]);
     }
   }, 60_000);
 

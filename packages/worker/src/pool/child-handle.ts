@@ -262,6 +262,20 @@ export class ChildHandle {
     }
   }
 
+  /**
+   * Undoes {@link begin} for a job the child gave back or dropped without running it. The child
+   * reads a withdraw or an abort between two jobs, so the job may be one this side took as begun
+   * when the job before it was done: nothing of it counts (its time limit, its STARTED), and the
+   * child begins the next one instead.
+   */
+  private unbegin(held: Held): void {
+    clearTimeout(held.timer);
+    held.started = false;
+    held.job.stop.started = false;
+    held.job.onUnstart();
+    this.beginNext();
+  }
+
   /** The child begins its next job the moment it finishes or gives back the one before. */
   private beginNext(): void {
     const next = this.held.values().next().value as Held | undefined;
@@ -293,15 +307,7 @@ export class ChildHandle {
     switch (message.type) {
       case 'withdrawn':
         this.held.delete(message.jobId);
-        // The child reads a withdraw between two jobs: the one it gave back may be the one this side
-        // took as begun when the job before it was done. The child has not run it, and begins the
-        // next instead, so nothing of it counts as begun (a shutdown hands it back to the queue).
-        if (held.started) {
-          clearTimeout(held.timer);
-          held.started = false;
-          held.job.stop.started = false;
-          this.beginNext();
-        }
+        if (held.started) this.unbegin(held);
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
         held.resolve(UNSTARTED);
         return;
@@ -311,8 +317,10 @@ export class ChildHandle {
       case 'done': {
         clearTimeout(held.timer);
         this.held.delete(message.jobId);
-        // The child begins its next job the moment it finishes this one (a dropped job never began).
-        if (held.started) {
+        if (held.started && message.dropped) {
+          this.unbegin(held);
+        } else if (held.started) {
+          // The child begins its next job the moment it finishes this one.
           this.tasksRun += 1;
           // Timed in the child: a burst of dones read at once would make the parent's own clock
           // charge the whole burst to its first job and nothing to the rest.

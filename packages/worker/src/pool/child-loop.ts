@@ -77,6 +77,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         timeLimit: undefined,
         // The parent knows when this job starts: jobs run in the order sent, each once the one before is done.
         onStart: () => undefined,
+        onUnstart: () => undefined,
         report: async (state: TaskState, meta: unknown) => {
           send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`) });
         },
@@ -181,7 +182,7 @@ function handle(app: LoadedApp, message: unknown): void {
     if (dropQueued(message.jobId)) send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
   } else if (dropQueued(message.jobId)) {
     // An aborted job still waiting behind the running one is simply dropped.
-    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0 });
+    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0, dropped: true });
   } else {
     signals.get(message.jobId)?.abort(new Error(message.reason));
   }

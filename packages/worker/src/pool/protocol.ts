@@ -5,7 +5,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
 export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
@@ -47,9 +47,10 @@ export type ChildMessage =
   /**
    * `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child)
    * lets the parent retire a child that grew past `maxMemoryPerChild`; `ms` is how long the job ran
-   * in the child (0 if it never began), for the parent's queue depths.
+   * in the child, for the parent's queue depths. `dropped`: the job never began (aborted while it
+   * waited in the child), though the parent may have taken it as begun.
    */
-  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number; ms: number }
+  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number; ms: number; dropped?: true }
   /** A withdrawn job that had not begun: it was dropped from the child's queue. */
   | { v: typeof PROTOCOL_VERSION; type: 'withdrawn'; jobId: string };
 
