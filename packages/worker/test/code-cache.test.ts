@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOwnBundle, type CodeCacheUse } from '../src/pool/code-cache';
-import { chooseCodeCacheDir } from '../src/pool/code-cache-dir';
+import { chooseCodeCacheDir, sweepStaleTemporaries } from '../src/pool/code-cache-dir';
 
 /** The compiled module, as a pool child loads it. */
 const CODE_CACHE_JS = join(__dirname, '..', 'dist', 'pool', 'code-cache.js');
@@ -76,6 +76,18 @@ describe('the code cache of pool children', () => {
     writeFileSync(plain, 'module.exports = 7;');
     expect(load(plain, join(root, 'cache'))).toEqual({ exported: 7, use: { fromCache: [], compiled: [] } });
     expect(() => readdirSync(join(root, 'cache'))).toThrow();
+  });
+
+  it('removes the temporary files of entries whose writers were killed, once they are a minute old', () => {
+    const names = ['index-1a2b.v8cache', 'index-1a2b.v8cache.4242.k3j4h5', 'child-loop-9f.v8cache.77.zz9', 'notes.txt.1.x'];
+    for (const name of names) writeFileSync(join(root, name), '');
+    const minuteAgo = Date.now() / 1000 - 61;
+    utimesSync(join(root, 'index-1a2b.v8cache.4242.k3j4h5'), minuteAgo, minuteAgo);
+    utimesSync(join(root, 'index-1a2b.v8cache'), minuteAgo, minuteAgo);
+    utimesSync(join(root, 'notes.txt.1.x'), minuteAgo, minuteAgo);
+    sweepStaleTemporaries(root, Date.now());
+    // The old temporary goes; the entry, the one still being written and files not ours stay.
+    expect(readdirSync(root).sort()).toEqual(['child-loop-9f.v8cache.77.zz9', 'index-1a2b.v8cache', 'notes.txt.1.x']);
   });
 
   it("uses a directory of the user's own that no one else can write to, or none", () => {

@@ -4,6 +4,7 @@
  * directory. A cache holds code the children run, so a directory that another user could write to
  * is never used: without a safe one, children simply compile.
  */
+import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CODE_CACHE_ENV, isPrivateDirectory } from './code-cache';
@@ -12,8 +13,40 @@ let chosen: string | undefined | null = null;
 
 /** The cache directory to hand to children, or undefined for none; decided once per process. */
 export function codeCacheDir(): string | undefined {
-  if (chosen === null) chosen = chooseCodeCacheDir(process.env[CODE_CACHE_ENV], tmpdir(), process.getuid?.());
+  if (chosen === null) {
+    chosen = chooseCodeCacheDir(process.env[CODE_CACHE_ENV], tmpdir(), process.getuid?.());
+    if (chosen !== undefined) sweepStaleTemporaries(chosen, Date.now());
+  }
   return chosen;
+}
+
+/** A child writes an entry to `<entry>.v8cache.<pid>.<random>` first, then renames it. */
+const TEMPORARY = /\.v8cache\.\d+\.\w+$/;
+
+/** How old a temporary file must be before it is taken for left behind (a write takes milliseconds). */
+const STALE_TEMPORARY_MS = 60_000;
+
+/**
+ * Removes temporary entry files that children killed while they wrote them left behind (a fork
+ * child writes its entries as it exits, and a worker's close kills its warm children), so they do
+ * not pile up. Run once per worker; files still being written are too young to be touched.
+ */
+export function sweepStaleTemporaries(dir: string, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!TEMPORARY.test(name)) continue;
+    const file = join(dir, name);
+    try {
+      if (now - statSync(file).mtimeMs >= STALE_TEMPORARY_MS) unlinkSync(file);
+    } catch {
+      // Gone already (another worker swept it), or not ours to remove: either way, not this worker's concern.
+    }
+  }
 }
 
 /**
