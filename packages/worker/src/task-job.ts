@@ -19,7 +19,7 @@ export interface TaskJob {
   onStart(): void;
   /**
    * Called by a pool when a job it took as begun turns out not to have begun: its child gave it back
-   * or dropped it first. It runs later in another child, or goes back to the queue.
+   * (it runs later in another child, or goes back to the queue) or dropped it as it was revoked.
    */
   onUnstart(): void;
   /** Stores a state change (progress, custom states). */

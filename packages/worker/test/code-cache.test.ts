@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isOwnBundle, type CodeCacheUse } from '../src/pool/code-cache';
+import { isOwnBundle, temporaryEntryFile, type CodeCacheUse } from '../src/pool/code-cache';
 import { chooseCodeCacheDir, sweepStaleTemporaries } from '../src/pool/code-cache-dir';
 
 /** The compiled module, as a pool child loads it. */
@@ -16,12 +16,25 @@ describe('the code cache of pool children', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it("caches Celeriac's bundles only, where a workspace or an install puts them", () => {
-    for (const own of ['/w/packages/core/bundle/index.js', '/app/node_modules/@celeriac/worker/bundle/child-main.js', '/app/node_modules/celeriac/bundle/cli.js', 'C:\\app\\node_modules\\@celeriac\\core\\bundle\\index.js']) {
-      expect(isOwnBundle(own)).toBe(true);
-    }
-    for (const other of ['/app/dist/tasks.js', '/app/node_modules/superjson/dist/index.js', '/app/node_modules/other/bundle/index.js', '/app/node_modules/celeriacx/bundle/index.js', '/app/node_modules/@celeriac/core/bundle/index.js.map', '/app/node_modules/@celeriac/core/bundle/chunks/a.js', '/app/node_modules/@celeriac/core/bundle/.js']) {
-      expect(isOwnBundle(other)).toBe(false);
-    }
+    const own = [
+      '/w/packages/core/bundle/index.js',
+      '/app/node_modules/@celeriac/worker/bundle/child-main.js',
+      '/app/node_modules/celeriac/bundle/cli.js',
+      // Windows paths match too (though without process.getuid no directory counts as private there).
+      'C:\\app\\node_modules\\@celeriac\\core\\bundle\\index.js',
+      // An entry is any file right in bundle/ with no other dot: the bundles are ours to name.
+      '/app/node_modules/celeriac/bundle/index copy.js',
+    ];
+    const others = [
+      '/app/dist/tasks.js',
+      '/app/node_modules/superjson/dist/index.js',
+      '/app/node_modules/other/bundle/index.js',
+      '/app/node_modules/celeriacx/bundle/index.js',
+      '/app/node_modules/@celeriac/core/bundle/index.js.map',
+      '/app/node_modules/@celeriac/core/bundle/chunks/a.js',
+      '/app/node_modules/@celeriac/core/bundle/.js',
+    ];
+    expect([...own, ...others].filter(isOwnBundle)).toEqual(own);
   });
 
   it("keeps a pool child's entry to the cache alone: the child loop is a bundle of its own, which loads from the cache", () => {
@@ -45,12 +58,18 @@ describe('the code cache of pool children', () => {
 
   /** Loads `bundle` in a new process that uses the cache in `dir`; what it exported, and how. */
   function load(bundle: string, dir: string): { exported: unknown; use: CodeCacheUse } {
-    const script = `
-      const { useCodeCache } = require(${JSON.stringify(CODE_CACHE_JS)});
+    // A file, not -e: evaluating a string loads node:module itself.
+    const main = join(root, `main-${Math.random().toString(36).slice(2)}.js`);
+    writeFileSync(
+      main,
+      `const { useCodeCache } = require(${JSON.stringify(CODE_CACHE_JS)});
       const use = useCodeCache(${JSON.stringify(dir)});
       const exported = require(${JSON.stringify(bundle)});
-      process.stdout.write(JSON.stringify({ exported, use }));`;
-    return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as { exported: unknown; use: CodeCacheUse };
+      // Neither the cache nor what it loads may pull in node:module (and with it Node's ESM loader).
+      if (process.moduleLoadList.includes('NativeModule module')) throw new Error('node:module was loaded');
+      process.stdout.write(JSON.stringify({ exported, use }));`,
+    );
+    return JSON.parse(execFileSync(process.execPath, [main], { encoding: 'utf8' })) as { exported: unknown; use: CodeCacheUse };
   }
 
   it('compiles a bundle once, loads it from the cache after, and compiles it again once it changed', () => {
@@ -79,15 +98,15 @@ describe('the code cache of pool children', () => {
   });
 
   it('removes the temporary files of entries whose writers were killed, once they are a minute old', () => {
-    const names = ['index-1a2b.v8cache', 'index-1a2b.v8cache.4242.k3j4h5', 'child-loop-9f.v8cache.77.zz9', 'notes.txt.1.x'];
-    for (const name of names) writeFileSync(join(root, name), '');
+    const entry = join(root, 'index-1a2b.v8cache');
+    const [stale, young] = [temporaryEntryFile(entry), temporaryEntryFile(join(root, 'child-loop-9f.v8cache'))];
+    const other = join(root, 'notes.txt.1.x');
+    for (const file of [entry, stale, young, other]) writeFileSync(file, '');
     const minuteAgo = Date.now() / 1000 - 61;
-    utimesSync(join(root, 'index-1a2b.v8cache.4242.k3j4h5'), minuteAgo, minuteAgo);
-    utimesSync(join(root, 'index-1a2b.v8cache'), minuteAgo, minuteAgo);
-    utimesSync(join(root, 'notes.txt.1.x'), minuteAgo, minuteAgo);
+    for (const file of [entry, stale, other]) utimesSync(file, minuteAgo, minuteAgo);
     sweepStaleTemporaries(root, Date.now());
     // The old temporary goes; the entry, the one still being written and files not ours stay.
-    expect(readdirSync(root).sort()).toEqual(['child-loop-9f.v8cache.77.zz9', 'index-1a2b.v8cache', 'notes.txt.1.x']);
+    expect(readdirSync(root).map((name) => join(root, name)).sort()).toEqual([young, entry, other].sort());
   });
 
   it("uses a directory of the user's own that no one else can write to, or none", () => {

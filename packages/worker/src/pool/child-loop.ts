@@ -8,7 +8,7 @@
  */
 import { toRemoteError, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
-import { nextTurn } from '../next-turn';
+import { afterNextPoll } from '../next-turn';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
 import { monotonicMs } from './child-clock';
@@ -48,9 +48,11 @@ async function drainQueue(app: LoadedApp): Promise<void> {
     runningJobId = undefined;
     queue.shift();
     // Tasks that never wait would keep the pipe unread until the queue is empty, so a 'withdraw' or
-    // 'abort' for the jobs behind them would come too late: let the event loop turn now and then.
+    // 'abort' for the jobs behind them would come too late: let the event loop poll now and then.
+    // (A single turn is not enough: the jobs run from the pipe's read callback, and from there the
+    // next check phase comes before the next poll, so the job behind would begin unread.)
     if (queue.length > 0 && monotonicMs() - readAt >= READ_PARENT_EVERY_MS) {
-      await nextTurn();
+      await afterNextPoll();
       readAt = monotonicMs();
     }
   }

@@ -1,6 +1,7 @@
 /**
- * The entry point of a pool child. It turns on the code cache first, so that everything the child
- * then loads (@celeriac/core with child-loop.ts, the app module) can come from it.
+ * The entry point of a pool child. It turns on the code cache first, so that Celeriac's bundles the
+ * child then loads (child-loop.js, @celeriac/core, celeriac) come from it; the app's own modules load
+ * as Node loads them. This file is compiled in every child, so it holds nothing else.
  */
 import { CODE_CACHE_ENV, useCodeCache } from './code-cache';
 

@@ -2,12 +2,13 @@
  * Where pool children keep their code cache (code-cache.ts): `CELERIAC_CODE_CACHE` when set (empty
  * or `off` turns the cache off), else a directory of this user's in the system's temporary
  * directory. A cache holds code the children run, so a directory that another user could write to
- * is never used: without a safe one, children simply compile.
+ * is never used: without a safe one, children simply compile. The worker also sweeps out the
+ * temporary files of entries whose writers were killed.
  */
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CODE_CACHE_ENV, isPrivateDirectory } from './code-cache';
+import { CODE_CACHE_ENV, isPrivateDirectory, isTemporaryEntryFile } from './code-cache';
 
 let chosen: string | undefined | null = null;
 
@@ -20,16 +21,14 @@ export function codeCacheDir(): string | undefined {
   return chosen;
 }
 
-/** A child writes an entry to `<entry>.v8cache.<pid>.<random>` first, then renames it. */
-const TEMPORARY = /\.v8cache\.\d+\.\w+$/;
-
 /** How old a temporary file must be before it is taken for left behind (a write takes milliseconds). */
 const STALE_TEMPORARY_MS = 60_000;
 
 /**
  * Removes temporary entry files that children killed while they wrote them left behind (a fork
  * child writes its entries as it exits, and a worker's close kills its warm children), so they do
- * not pile up. Run once per worker; files still being written are too young to be touched.
+ * not pile up. Run once per worker, when it starts its first pool child; files still being written
+ * are too young to be touched.
  */
 export function sweepStaleTemporaries(dir: string, now: number): void {
   let names: string[];
@@ -39,7 +38,7 @@ export function sweepStaleTemporaries(dir: string, now: number): void {
     return;
   }
   for (const name of names) {
-    if (!TEMPORARY.test(name)) continue;
+    if (!isTemporaryEntryFile(name)) continue;
     const file = join(dir, name);
     try {
       if (now - statSync(file).mtimeMs >= STALE_TEMPORARY_MS) unlinkSync(file);
