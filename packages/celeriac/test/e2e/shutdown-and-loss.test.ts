@@ -84,6 +84,32 @@ describe('celeriac worker: shutdown and lost workers', () => {
     }
   }, 60_000);
 
+  it('on SIGTERM, hands back a job queued behind a task that outlasts the take-back, and the child never runs it', async () => {
+    const { fixture, workers } = e2e();
+    const tally = join(tmpdir(), `celeriac-e2e-tally-${randomBytes(4).toString('hex')}`);
+    const env = { CELERIAC_TEST_TALLY_FILE: tally };
+    try {
+      const worker = workers.start(['-c', '1', '--pool', 'prefork'], env);
+      await worker.ready();
+      const client = fixture.app();
+      // The child holds the spinning task and one behind it, and reads nothing while it spins: the
+      // worker's take-back (1 s) runs out and it hands the queued job back itself. Once the spin is
+      // over, the child must read that before it begins the job.
+      const spinning = client.sendTask<number>('e2e.spin', [1, 1_500]);
+      const queued = client.sendTask<number>('e2e.tally', [2]);
+      await worker.started(spinning.id);
+      worker.signal('SIGTERM');
+      await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+      await expect(spinning.state()).resolves.toBe('SUCCESS');
+      const next = workers.start(['-c', '1', '--pool', 'prefork'], env);
+      await next.ready();
+      await expect(queued.get({ timeout: 20_000 })).resolves.toBe(2);
+      expect(readFileSync(tally, 'utf8').trim().split('\n')).toEqual(['2']);
+    } finally {
+      rmSync(tally, { force: true });
+    }
+  });
+
   it('when a worker is killed with kill -9 mid-task, another worker completes the task', async () => {
     const { fixture, workers } = e2e();
     const env = { CELERIAC_TEST_VISIBILITY: '2s' };
