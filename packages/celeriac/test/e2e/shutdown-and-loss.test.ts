@@ -4,6 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useE2e, WorkerProcess } from './support/worker-process';
 
+/**
+ * Runs `body` with a tally file of its own, which the `e2e.tally` task appends each run's value to
+ * (`env` points the workers at it; `runs()` reads it back), and removes the file afterwards.
+ */
+async function withTally(body: (env: NodeJS.ProcessEnv, runs: () => string[]) => Promise<void>): Promise<void> {
+  const tally = join(tmpdir(), `celeriac-e2e-tally-${randomBytes(4).toString('hex')}`);
+  try {
+    await body({ CELERIAC_TEST_TALLY_FILE: tally }, () => readFileSync(tally, 'utf8').trim().split('\n'));
+  } finally {
+    rmSync(tally, { force: true });
+  }
+}
+
 describe('celeriac worker: shutdown and lost workers', () => {
   const e2e = useE2e('e2e-stop');
 
@@ -38,9 +51,7 @@ describe('celeriac worker: shutdown and lost workers', () => {
 
   it('on SIGTERM, takes back the jobs queued in prefork children without running any of them twice', async () => {
     const { fixture, workers } = e2e();
-    const tally = join(tmpdir(), `celeriac-e2e-tally-${randomBytes(4).toString('hex')}`);
-    const env = { CELERIAC_TEST_TALLY_FILE: tally };
-    try {
+    await withTally(async (env, tallied) => {
       const client = fixture.app();
       // Tiny tasks that never wait: the children hold dozens each and run them back to back.
       const results = Array.from({ length: 4_000 }, (_, i) => client.sendTask<number>('e2e.tally', [i]));
@@ -55,12 +66,10 @@ describe('celeriac worker: shutdown and lost workers', () => {
       const next = workers.start(['-c', '2', '--pool', 'prefork'], env);
       await next.ready();
       await Promise.all(results.map((result) => result.get({ timeout: 20_000 })));
-      const runs = readFileSync(tally, 'utf8').trim().split('\n');
+      const runs = tallied();
       const twice = runs.filter((value, index) => runs.indexOf(value) !== index);
       expect({ runs: runs.length, twice }).toEqual({ runs: 4_000, twice: [] });
-    } finally {
-      rmSync(tally, { force: true });
-    }
+    });
   }, 60_000);
 
   it('on SIGTERM, hands back a job its child gives back just as the job before it ends', async () => {
@@ -86,9 +95,7 @@ describe('celeriac worker: shutdown and lost workers', () => {
 
   it('on SIGTERM, hands back a job queued behind a task that outlasts the take-back, and the child never runs it', async () => {
     const { fixture, workers } = e2e();
-    const tally = join(tmpdir(), `celeriac-e2e-tally-${randomBytes(4).toString('hex')}`);
-    const env = { CELERIAC_TEST_TALLY_FILE: tally };
-    try {
+    await withTally(async (env, tallied) => {
       const worker = workers.start(['-c', '1', '--pool', 'prefork'], env);
       await worker.ready();
       const client = fixture.app();
@@ -104,10 +111,8 @@ describe('celeriac worker: shutdown and lost workers', () => {
       const next = workers.start(['-c', '1', '--pool', 'prefork'], env);
       await next.ready();
       await expect(queued.get({ timeout: 20_000 })).resolves.toBe(2);
-      expect(readFileSync(tally, 'utf8').trim().split('\n')).toEqual(['2']);
-    } finally {
-      rmSync(tally, { force: true });
-    }
+      expect(tallied()).toEqual(['2']);
+    });
   });
 
   it('when a worker is killed with kill -9 mid-task, another worker completes the task', async () => {

@@ -20,6 +20,14 @@ const pools = {
 /** The runner for `options.pool`. */
 export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): TaskRunner {
   const { logger } = options;
+  // What both process pools need to start children, and how they log replacing one (not for
+  // inline, which has no app module to resolve).
+  const children = () => ({
+    size: options.concurrency,
+    appModule: resolve(options.appModule as string),
+    codec: app.codec,
+    onReplace: (child: number | undefined, reason: string) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
+  });
   switch (options.pool) {
     case 'inline':
       return new InlineRunner(app.codec, (hook, error) =>
@@ -27,22 +35,14 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
       );
     case 'prefork':
       return new (pools.prefork())({
-        size: options.concurrency,
+        ...children(),
         // Queue jobs ahead in each child (up to 128 while tasks are tiny), unless prefetching is off
         // (long tasks: keep them free for other workers).
         depth: options.prefetch > 0 ? 128 : 1,
-        appModule: resolve(options.appModule as string),
-        codec: app.codec,
         maxTasksPerChild: options.maxTasksPerChild,
         maxMemoryPerChild: options.maxMemoryPerChild === undefined ? undefined : options.maxMemoryPerChild * 1_048_576,
-        onReplace: (child, reason) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
       });
     case 'fork':
-      return new (pools.fork())({
-        size: options.concurrency,
-        appModule: resolve(options.appModule as string),
-        codec: app.codec,
-        onReplace: (child, reason) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
-      });
+      return new (pools.fork())(children());
   }
 }

@@ -105,7 +105,7 @@ export class WorkerProcess {
     return found;
   }
 
-  /** Kills the worker (and, through the closed IPC channel, its children) if still running. */
+  /** Kills the worker (and, through its reaper, its children) if still running. */
   async stop(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     await this.exited;
