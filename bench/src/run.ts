@@ -9,6 +9,7 @@
  */
 import os from 'node:os';
 import Redis from 'ioredis';
+import { processCpuMicros, redisCpuMicros } from './process-cpu';
 import { deleteKeys, totalCommands } from './redis-stats';
 import { median, percentile } from './stats';
 import { timed, type Placement, type Subject } from './subject';
@@ -82,24 +83,51 @@ async function commandsPerJob(subject: Subject, admin: Redis): Promise<string> {
 
 const PING = 'PING';
 
+/** CPU time (µs) used by the parties of one lane's timed round trips, and how many there were. */
+interface CpuTally {
+  trips: number;
+  caller: number;
+  worker: number;
+  redis: number;
+}
+
+/** The CPU readings a tally is kept from: this process, the lane's worker process (if apart), Redis. */
+type CpuReading = [caller: number | undefined, worker: number | undefined, redis: number];
+
+/**
+ * Reads the CPU times at the `start` or `end` of a block. Redis is read first at the start and last
+ * at the end, so the INFO calls' own CPU in this process stays outside the span; Redis counts one
+ * INFO per block (under 1 µs per round trip).
+ */
+async function cpuAt(edge: 'start' | 'end', admin: Redis, workerPid: number | undefined): Promise<CpuReading> {
+  const redisAtStart = edge === 'start' ? await redisCpuMicros(admin) : undefined;
+  const caller = processCpuMicros(process.pid);
+  const worker = workerPid === undefined ? undefined : processCpuMicros(workerPid);
+  return [caller, worker, redisAtStart ?? (await redisCpuMicros(admin))];
+}
+
 /**
  * Round trips (send one job, await its result) of every library, in blocks taken in turn, with a
  * bare PING on the admin connection timed in the same rotation: no job can come back faster. The
- * workers run in this process (`here`) or each in a process of its own (`apart`).
+ * workers run in this process (`here`) or each in a process of its own (`apart`). The CPU time each
+ * party spends on the timed blocks is tallied too: on two cores, three busy processes (caller,
+ * worker, Redis) wait for each other, so a round trip costs about what their CPU adds up to.
  */
-async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): Promise<Map<string, Row>> {
+async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): Promise<{ rows: Map<string, Row>; cpu: Map<string, CpuTally> }> {
   const label = where === 'here' ? 'round trip' : 'round trip, worker apart,';
   const samples = size(2_000);
   const warmUp = size(3_000);
   const block = 100;
-  const lanes: Array<{ name: string; once(): Promise<number>; times: number[] }> = [{ name: PING, once: () => timed(() => admin.ping()), times: [] }];
+  const lanes: Array<{ name: string; once(): Promise<number>; times: number[]; workerPid?: number; cpu: CpuTally }> = [
+    { name: PING, once: () => timed(() => admin.ping()), times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 } },
+  ];
   const stops: Array<() => Promise<void>> = [];
   try {
     for (const subject of subjects) {
       process.stderr.write(`round trips (worker ${where}): starting ${subject.name}\n`);
       const tripper = await subject.startRoundTrips(where);
       stops.push(tripper.stop);
-      lanes.push({ name: subject.name, once: tripper.once, times: [] });
+      lanes.push({ name: subject.name, once: tripper.once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 }, ...(tripper.workerPid === undefined ? {} : { workerPid: tripper.workerPid }) });
     }
     // Warm-up, not counted, in the same rotation: a library's first few thousand jobs run while V8
     // still compiles its code (on the same two cores), and a long-running worker is past that.
@@ -107,17 +135,48 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): 
       for (const lane of lanes) for (let i = 0; i < block; i++) await lane.once();
     }
     for (let done = 0; done < samples; done += block) {
-      for (const lane of lanes) for (let i = 0; i < block; i++) lane.times.push(await lane.once());
+      for (const lane of lanes) {
+        const [caller0, worker0, redis0] = await cpuAt('start', admin, lane.workerPid);
+        for (let i = 0; i < block; i++) lane.times.push(await lane.once());
+        const [caller1, worker1, redis1] = await cpuAt('end', admin, lane.workerPid);
+        lane.cpu.trips += block;
+        lane.cpu.caller += (caller1 ?? Number.NaN) - (caller0 ?? Number.NaN);
+        lane.cpu.worker += (worker1 ?? Number.NaN) - (worker0 ?? Number.NaN);
+        lane.cpu.redis += redis1 - redis0;
+      }
     }
   } finally {
     for (const stop of stops) await stop();
   }
-  return new Map(
+  const rows = new Map(
     lanes.map((lane) => {
       const sorted = lane.times.sort((a, b) => a - b);
       return [lane.name, { [`${label} p50 ms`]: percentile(sorted, 0.5).toFixed(3), [`${label} p99 ms`]: percentile(sorted, 0.99).toFixed(3) }];
     }),
   );
+  return { rows, cpu: new Map(lanes.map((lane) => [lane.name, lane.cpu])) };
+}
+
+/** The CPU table: µs per round trip of each party, in both placements. */
+function cpuTable(here: Map<string, CpuTally>, apart: Map<string, CpuTally>): string {
+  const perTrip = (tally: CpuTally | undefined, micros: (tally: CpuTally) => number) => {
+    const value = tally && tally.trips > 0 ? micros(tally) / tally.trips : Number.NaN;
+    return Number.isFinite(value) ? Math.round(value).toString() : '';
+  };
+  const rows: Row[] = [...here.keys()].map((name) => {
+    const inProcess = here.get(name);
+    const separate = name === PING ? undefined : apart.get(name);
+    return {
+      library: name === PING ? 'bare PING' : name,
+      'worker here: process': perTrip(inProcess, (tally) => tally.caller),
+      'worker here: Redis': perTrip(inProcess, (tally) => tally.redis),
+      'worker apart: caller': perTrip(separate, (tally) => tally.caller),
+      'worker apart: worker': perTrip(separate, (tally) => tally.worker),
+      'worker apart: Redis': perTrip(separate, (tally) => tally.redis),
+      'worker apart: all three': perTrip(separate, (tally) => tally.caller + tally.worker + tally.redis),
+    };
+  });
+  return table(rows);
 }
 
 function table(rows: Row[]): string {
@@ -154,8 +213,10 @@ async function main(): Promise<void> {
     const samples = parts.includes('throughput') ? await throughput(subjects) : new Map<string, Map<string, number[]>>();
     const commands = new Map<string, string>();
     if (parts.includes('commands')) for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
-    const latencies = parts.includes('latency') ? await roundTrips(subjects, admin, 'here') : new Map<string, Row>();
-    const apart = parts.includes('latency') ? await roundTrips(subjects, admin, 'apart') : new Map<string, Row>();
+    const here = parts.includes('latency') ? await roundTrips(subjects, admin, 'here') : undefined;
+    const separate = parts.includes('latency') ? await roundTrips(subjects, admin, 'apart') : undefined;
+    const latencies = here?.rows ?? new Map<string, Row>();
+    const apart = separate?.rows ?? new Map<string, Row>();
     const rows: Row[] = subjects.map((subject) => {
       const row: Row = { library: subject.name };
       for (const [column, values] of samples.get(subject.name) ?? []) row[column] = Math.round(median(values)).toLocaleString('en-US');
@@ -166,6 +227,10 @@ async function main(): Promise<void> {
     console.log(table(rows));
     const ping = latencies.get(PING);
     if (ping) console.log(`\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, p99 ${ping['round trip p99 ms']} ms.`);
+    if (here && separate) {
+      console.log('\nCPU time per round trip, µs (each process with all its threads; Redis from INFO cpu), over the timed round trips:\n');
+      console.log(cpuTable(here.cpu, separate.cpu));
+    }
   } finally {
     for (const subject of subjects) await subject.close();
     for (const prefix of prefixes) await deleteKeys(admin, `${prefix}*`);

@@ -31,6 +31,8 @@ export interface RoundTripper {
   once(): Promise<number>;
   /** Stops the worker. */
   stop(): Promise<void>;
+  /** The worker's process id when it runs apart. */
+  workerPid?: number;
 }
 
 /** Times one round trip: `run` sends a job and resolves once its result arrived. */

@@ -31,7 +31,7 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
       await worker.close();
     },
     async startRoundTrips(where) {
-      const stop = await startWorker(where, 'bee-queue', url, prefix);
+      const worker = await startWorker(where, 'bee-queue', url, prefix);
       await producer.ready();
       // The queue-level event, by job id: a job's own 'succeeded' listener can only be added once
       // save() resolved, and the event may come first (a worker in another process is that fast),
@@ -58,8 +58,9 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
           }),
         async stop() {
           producer.removeListener('job succeeded', onSucceeded);
-          await stop();
+          await worker.stop();
         },
+        ...(worker.pid === undefined ? {} : { workerPid: worker.pid }),
       };
     },
     async close() {

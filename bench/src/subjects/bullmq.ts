@@ -35,14 +35,15 @@ export function bullmqSubject(url: string, prefix: string): Subject {
     async startRoundTrips(where) {
       const events = new QueueEvents('bench', { connection: connectionOf(url), prefix });
       await events.waitUntilReady();
-      const stopWorker = await startWorker(where, 'bullmq', url, prefix);
+      const worker = await startWorker(where, 'bullmq', url, prefix);
       let i = 0;
       return {
         once: () => timed(async () => (await queue.add('noop', { i: i++ })).waitUntilFinished(events)),
         async stop() {
-          await stopWorker();
+          await worker.stop();
           await events.close();
         },
+        ...(worker.pid === undefined ? {} : { workerPid: worker.pid }),
       };
     },
     async close() {

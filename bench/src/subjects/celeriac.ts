@@ -44,8 +44,9 @@ export function celeriacSubject(url: string, prefix: string): Subject {
     async startRoundTrips(where) {
       onDone = undefined;
       let stop: () => Promise<void>;
+      let workerPid: number | undefined;
       if (where === 'apart') {
-        stop = await startRemoteWorker('celeriac', url, prefix);
+        ({ stop, pid: workerPid } = await startRemoteWorker('celeriac', url, prefix));
       } else {
         // In process, the sender's own app runs the worker, as `app.worker()` users do.
         const running = await startWorker(1);
@@ -55,7 +56,7 @@ export function celeriacSubject(url: string, prefix: string): Subject {
         };
       }
       let i = 0;
-      return { once: () => timed(() => noop.delay(i++)), stop };
+      return { once: () => timed(() => noop.delay(i++)), stop, ...(workerPid === undefined ? {} : { workerPid }) };
     },
     async close() {
       await app.close();

@@ -44,4 +44,17 @@ describe('waiting on Redis', () => {
     }
     expect(taken).toEqual([expect.objectContaining({ id: 'soon', deliveries: 1 })]);
   });
+
+  it('a reservation tells whether it left the queue empty, also when it took exactly what was there', async () => {
+    const broker = fixture.app().broker;
+    const publish = (ids: string[]) => broker.publish(ids.map((id) => ({ id, queue: 'default', priority: 0, idempotent: false, body: 'x' })));
+    await publish(['a', 'b', 'c']);
+    expect((await broker.reserve(['default'], 2)).map((delivery) => delivery.id)).toEqual(['a', 'b']);
+    expect(broker.drained?.(['default'])).toBe(false); // 'c' is still there
+    expect((await broker.reserve(['default'], 2)).map((delivery) => delivery.id)).toEqual(['c']);
+    expect(broker.drained?.(['default'])).toBe(true); // fewer than asked for: nothing is left
+    await publish(['d', 'e']);
+    expect((await broker.reserve(['default'], 2)).map((delivery) => delivery.id)).toEqual(['d', 'e']);
+    expect(broker.drained?.(['default'])).toBe(true); // as many as asked for, and nothing left
+  });
 });
