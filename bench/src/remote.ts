@@ -8,7 +8,7 @@ import type { Placement } from './subject';
 export interface RunningWorker {
   stop(): Promise<void>;
   /** Its process id when it runs apart (the benchmark reads its CPU time). */
-  pid?: number;
+  pid?: number | undefined;
 }
 
 /** Starts the round-trip worker of `library` in this process (`here`) or in one of its own (`apart`). */
@@ -28,5 +28,5 @@ export async function startRemoteWorker(library: string, url: string, prefix: st
     child.send('stop');
     await exited;
   };
-  return child.pid === undefined ? { stop } : { stop, pid: child.pid };
+  return { stop, pid: child.pid };
 }

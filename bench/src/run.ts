@@ -118,7 +118,7 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): 
   const samples = size(2_000);
   const warmUp = size(3_000);
   const block = 100;
-  const lanes: Array<{ name: string; once(): Promise<number>; times: number[]; workerPid?: number; cpu: CpuTally }> = [
+  const lanes: Array<{ name: string; once(): Promise<number>; times: number[]; workerPid?: number | undefined; cpu: CpuTally }> = [
     { name: PING, once: () => timed(() => admin.ping()), times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 } },
   ];
   const stops: Array<() => Promise<void>> = [];
@@ -127,7 +127,7 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): 
       process.stderr.write(`round trips (worker ${where}): starting ${subject.name}\n`);
       const tripper = await subject.startRoundTrips(where);
       stops.push(tripper.stop);
-      lanes.push({ name: subject.name, once: tripper.once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 }, ...(tripper.workerPid === undefined ? {} : { workerPid: tripper.workerPid }) });
+      lanes.push({ name: subject.name, once: tripper.once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 }, workerPid: tripper.workerPid });
     }
     // Warm-up, not counted, in the same rotation: a library's first few thousand jobs run while V8
     // still compiles its code (on the same two cores), and a long-running worker is past that.

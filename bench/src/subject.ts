@@ -32,7 +32,7 @@ export interface RoundTripper {
   /** Stops the worker. */
   stop(): Promise<void>;
   /** The worker's process id when it runs apart. */
-  workerPid?: number;
+  workerPid?: number | undefined;
 }
 
 /** Times one round trip: `run` sends a job and resolves once its result arrived. */

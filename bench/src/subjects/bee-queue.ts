@@ -60,7 +60,7 @@ export function beeQueueSubject(url: string, prefix: string): Subject {
           producer.removeListener('job succeeded', onSucceeded);
           await worker.stop();
         },
-        ...(worker.pid === undefined ? {} : { workerPid: worker.pid }),
+        workerPid: worker.pid,
       };
     },
     async close() {

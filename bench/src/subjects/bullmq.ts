@@ -43,7 +43,7 @@ export function bullmqSubject(url: string, prefix: string): Subject {
           await worker.stop();
           await events.close();
         },
-        ...(worker.pid === undefined ? {} : { workerPid: worker.pid }),
+        workerPid: worker.pid,
       };
     },
     async close() {

@@ -56,7 +56,7 @@ export function celeriacSubject(url: string, prefix: string): Subject {
         };
       }
       let i = 0;
-      return { once: () => timed(() => noop.delay(i++)), stop, ...(workerPid === undefined ? {} : { workerPid }) };
+      return { once: () => timed(() => noop.delay(i++)), stop, workerPid };
     },
     async close() {
       await app.close();
