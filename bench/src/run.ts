@@ -10,6 +10,7 @@
 import os from 'node:os';
 import Redis from 'ioredis';
 import { processCpuMicros, redisCpuMicros } from './process-cpu';
+import { startProtocolFloor } from './protocol-floor';
 import { deleteKeys, totalCommands } from './redis-stats';
 import { median, percentile } from './stats';
 import { timed, type Placement, type Subject } from './subject';
@@ -82,6 +83,8 @@ async function commandsPerJob(subject: Subject, admin: Redis): Promise<string> {
 }
 
 const PING = 'PING';
+/** The lane of Celeriac's Redis commands sent by minimal code (see protocol-floor.ts). */
+const FLOOR = 'celeriac protocol, minimal code';
 
 /** CPU time (µs) used by the parties of one lane's timed round trips, and how many there were. */
 interface CpuTally {
@@ -111,9 +114,10 @@ async function cpuAt(edge: 'start' | 'end', admin: Redis, workerPid: number | un
  * bare PING on the admin connection timed in the same rotation: no job can come back faster. The
  * workers run in this process (`here`) or each in a process of its own (`apart`). The CPU time each
  * party spends on the timed blocks is tallied too: on two cores, three busy processes (caller,
- * worker, Redis) wait for each other, so a round trip costs about what their CPU adds up to.
+ * worker, Redis) wait for each other, so a round trip costs about what their CPU adds up to. With
+ * `floorPrefix` (worker here only), Celeriac's protocol from minimal code runs in the rotation too.
  */
-async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): Promise<{ rows: Map<string, Row>; cpu: Map<string, CpuTally> }> {
+async function roundTrips(subjects: Subject[], admin: Redis, where: Placement, floorPrefix?: string): Promise<{ rows: Map<string, Row>; cpu: Map<string, CpuTally> }> {
   const label = where === 'here' ? 'round trip' : 'round trip, worker apart,';
   const samples = size(2_000);
   const warmUp = size(3_000);
@@ -123,6 +127,11 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement): 
   ];
   const stops: Array<() => Promise<void>> = [];
   try {
+    if (floorPrefix !== undefined) {
+      const floor = await startProtocolFloor(url, floorPrefix);
+      stops.push(floor.stop);
+      lanes.push({ name: FLOOR, once: floor.once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 } });
+    }
     for (const subject of subjects) {
       process.stderr.write(`round trips (worker ${where}): starting ${subject.name}\n`);
       const tripper = await subject.startRoundTrips(where);
@@ -213,7 +222,10 @@ async function main(): Promise<void> {
     const samples = parts.includes('throughput') ? await throughput(subjects) : new Map<string, Map<string, number[]>>();
     const commands = new Map<string, string>();
     if (parts.includes('commands')) for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
-    const here = parts.includes('latency') ? await roundTrips(subjects, admin, 'here') : undefined;
+    // Celeriac's protocol from minimal code, as a reference next to Celeriac itself.
+    const floorPrefix = subjects.some((subject) => subject.name === 'celeriac') ? `bench-${process.pid}-floor` : undefined;
+    if (floorPrefix !== undefined) prefixes.push(floorPrefix);
+    const here = parts.includes('latency') ? await roundTrips(subjects, admin, 'here', floorPrefix) : undefined;
     const separate = parts.includes('latency') ? await roundTrips(subjects, admin, 'apart') : undefined;
     const latencies = here?.rows ?? new Map<string, Row>();
     const apart = separate?.rows ?? new Map<string, Row>();
@@ -227,6 +239,8 @@ async function main(): Promise<void> {
     console.log(table(rows));
     const ping = latencies.get(PING);
     if (ping) console.log(`\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, p99 ${ping['round trip p99 ms']} ms.`);
+    const floor = latencies.get(FLOOR);
+    if (floor) console.log(`Celeriac's Redis commands sent by minimal code (no library layers), worker here, same rotation: p50 ${floor['round trip p50 ms']} ms, p99 ${floor['round trip p99 ms']} ms.`);
     if (here && separate) {
       console.log('\nCPU time per round trip, µs (each process with all its threads; Redis from INFO cpu), over the timed round trips:\n');
       console.log(cpuTable(here.cpu, separate.cpu));

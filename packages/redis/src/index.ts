@@ -5,5 +5,5 @@
 export { RedisBackend } from './redis-backend';
 export { RedisBroker } from './redis-broker';
 export { RedisBeatStore } from './redis-beat-store';
-export { RedisConnection, type RedisConnectionOptions } from './connection';
-export { KeySpace, type BeatKeys, type QueueKeys } from './keys';
+export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
+export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';

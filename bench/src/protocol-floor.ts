@@ -1,0 +1,101 @@
+/**
+ * Celeriac's round trip with its library layers taken away: the same Redis commands, in the same
+ * order and the same writes (the publish script; the wake-up wait with the reserve script queued
+ * behind it; the record, its notice and the done notice in one write; the ack after the record is
+ * stored), sent by the least code that can send them. It runs in the benchmark's rotation as a
+ * reference: the gap between it and Celeriac is what Celeriac's own code costs, and the gap between
+ * it and the other libraries is what its Redis protocol costs.
+ *
+ * It mirrors the protocol by hand, so a change to the worker's or the sender's writes must be made
+ * here too; the scripts and key names are Celeriac's own (from `@celeriac/redis`).
+ */
+import { randomUUID } from 'node:crypto';
+import { corked, KeySpace, queueKeyList, RedisConnection } from '@celeriac/redis';
+import { Redis } from 'ioredis';
+import { timed } from './subject';
+
+/** The script commands `RedisConnection` defines on its client (called by SHA). */
+interface ScriptClient extends Redis {
+  celeriac_publish(...args: Array<string | number>): Promise<number[]>;
+  celeriac_reserve(...args: Array<string | number>): Promise<string[]>;
+  celeriac_ack(...args: Array<string | number>): Promise<number>;
+}
+
+/** A running floor: `once` sends one job and resolves with its round trip in ms. */
+export interface ProtocolFloor {
+  once(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const QUEUE = 'default';
+const VISIBILITY_MS = 30_000;
+const RESULT_TTL_MS = 86_400_000;
+
+/** Starts the floor's worker loop in this process under `prefix`. */
+export async function startProtocolFloor(url: string, prefix: string): Promise<ProtocolFloor> {
+  const keySpace = new KeySpace(prefix);
+  const queueKeys = queueKeyList(keySpace.queue(QUEUE));
+  const marker = keySpace.queue(QUEUE).marker;
+  const clientId = randomUUID();
+  const commands = new RedisConnection(url).retain();
+  const blocking = new RedisConnection(url).retain();
+  const subscriber = new Redis(url);
+  const client = commands.client as ScriptClient;
+  const waiting = blocking.client as ScriptClient;
+  const waiters = new Map<string, () => void>();
+  subscriber.on('message', (_channel: string, message: string) => {
+    for (const [id] of JSON.parse(message) as Array<[string, string]>) {
+      waiters.get(id)?.();
+      waiters.delete(id);
+    }
+  });
+  await subscriber.subscribe(keySpace.replyChannel(clientId));
+  await Promise.all([client.ping(), waiting.ping()]);
+
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      // As the worker does: the next wait starts on the event loop's next turn.
+      await nextTurn();
+      const [woken, reserved] = corked(waiting, () => [waiting.bzpopmin(marker, 20), waiting.celeriac_reserve(queueKeys.length, ...queueKeys, '', 1, VISIBILITY_MS)] as const);
+      // Both fail when stop() disconnects the waiting client.
+      woken.catch(() => undefined);
+      const reply = await reserved.catch(() => undefined);
+      if (!reply || reply.length < 4) continue;
+      const [, id = '', body = '', deliveries = ''] = reply;
+      const message = JSON.parse(body) as { task: string; args: { json: unknown[] }; replyTo: string };
+      const record = JSON.stringify({ json: { id, state: 'SUCCESS', date: Date.now(), task: message.task, retries: 0, result: message.args.json[0] } });
+      const stored = corked(client, () => [
+        client.set(keySpace.result(id), record, 'PX', RESULT_TTL_MS),
+        client.publish(keySpace.replyChannel(message.replyTo), JSON.stringify([[id, record]])),
+        client.publish(keySpace.doneChannel, JSON.stringify([id])),
+      ]);
+      void Promise.all(stored)
+        .then(nextTurn)
+        .then(() => client.celeriac_ack(queueKeys.length, ...queueKeys, id, deliveries))
+        .catch(() => undefined);
+    }
+  })();
+
+  return {
+    once: () =>
+      timed(() => {
+        const id = randomUUID();
+        const body = JSON.stringify({ version: 1, id, task: 'bench.noop', args: { json: [0] }, queue: QUEUE, priority: 0, retries: 0, headers: {}, publishedAt: Date.now(), replyTo: clientId });
+        const done = new Promise<void>((resolve) => waiters.set(id, resolve));
+        return Promise.all([client.celeriac_publish(queueKeys.length, ...queueKeys, Date.now(), 1, id, 0, 0, '0', body), done]);
+      }),
+    async stop() {
+      stopped = true;
+      waiting.disconnect();
+      await loop;
+      await subscriber.quit();
+      await commands.release();
+      await blocking.release();
+    },
+  };
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
