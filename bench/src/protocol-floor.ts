@@ -10,16 +10,9 @@
  * here too; the scripts and key names are Celeriac's own (from `@celeriac/redis`).
  */
 import { randomUUID } from 'node:crypto';
-import { corked, KeySpace, queueKeyList, RedisConnection } from '@celeriac/redis';
+import { corked, KeySpace, queueKeyList, RedisConnection, runScript } from '@celeriac/redis';
 import { Redis } from 'ioredis';
 import { timed } from './subject';
-
-/** The script commands `RedisConnection` defines on its client (called by SHA). */
-interface ScriptClient extends Redis {
-  celeriac_publish(...args: Array<string | number>): Promise<number[]>;
-  celeriac_reserve(...args: Array<string | number>): Promise<string[]>;
-  celeriac_ack(...args: Array<string | number>): Promise<number>;
-}
 
 /** A running floor: `once` sends one job and resolves with its round trip in ms. */
 export interface ProtocolFloor {
@@ -40,8 +33,8 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
   const commands = new RedisConnection(url).retain();
   const blocking = new RedisConnection(url).retain();
   const subscriber = new Redis(url);
-  const client = commands.client as ScriptClient;
-  const waiting = blocking.client as ScriptClient;
+  const { client } = commands;
+  const waiting = blocking.client;
   const waiters = new Map<string, () => void>();
   subscriber.on('message', (_channel: string, message: string) => {
     for (const [id] of JSON.parse(message) as Array<[string, string]>) {
@@ -57,7 +50,7 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
     while (!stopped) {
       // As the worker does: the next wait starts on the event loop's next turn.
       await nextTurn();
-      const [woken, reserved] = corked(waiting, () => [waiting.bzpopmin(marker, 20), waiting.celeriac_reserve(queueKeys.length, ...queueKeys, '', 1, VISIBILITY_MS)] as const);
+      const [woken, reserved] = corked(waiting, () => [waiting.bzpopmin(marker, 20), runScript<string[]>(waiting, 'reserve', queueKeys, ['', 1, VISIBILITY_MS])] as const);
       // Both fail when stop() disconnects the waiting client.
       woken.catch(() => undefined);
       const reply = await reserved.catch(() => undefined);
@@ -72,7 +65,7 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
       ]);
       void Promise.all(stored)
         .then(nextTurn)
-        .then(() => client.celeriac_ack(queueKeys.length, ...queueKeys, id, deliveries))
+        .then(() => runScript(client, 'ack', queueKeys, [id, deliveries]))
         .catch(() => undefined);
     }
   })();
@@ -83,7 +76,7 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
         const id = randomUUID();
         const body = JSON.stringify({ version: 1, id, task: 'bench.noop', args: { json: [0] }, queue: QUEUE, priority: 0, retries: 0, headers: {}, publishedAt: Date.now(), replyTo: clientId });
         const done = new Promise<void>((resolve) => waiters.set(id, resolve));
-        return Promise.all([client.celeriac_publish(queueKeys.length, ...queueKeys, Date.now(), 1, id, 0, 0, '0', body), done]);
+        return Promise.all([runScript(client, 'publish', queueKeys, [Date.now(), 1, id, 0, 0, '0', body]), done]);
       }),
     async stop() {
       stopped = true;

@@ -7,3 +7,4 @@ export { RedisBroker } from './redis-broker';
 export { RedisBeatStore } from './redis-beat-store';
 export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
+export { runScript, type ScriptName } from './scripts';
