@@ -94,6 +94,21 @@ interface CpuTally {
   redis: number;
 }
 
+/** One lane of the round-trip rotation: how it sends a job, its times and its CPU tally. */
+interface Lane {
+  name: string;
+  once(): Promise<number>;
+  times: number[];
+  cpu: CpuTally;
+  /** Its worker's process id when the worker runs apart. */
+  workerPid?: number | undefined;
+}
+
+/** A lane with nothing measured yet. */
+function newLane(name: string, once: () => Promise<number>, workerPid?: number): Lane {
+  return { name, once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 }, workerPid };
+}
+
 /** The CPU readings a tally is kept from: this process, the lane's worker process (if apart), Redis. */
 type CpuReading = [caller: number | undefined, worker: number | undefined, redis: number];
 
@@ -122,21 +137,19 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement, f
   const samples = size(2_000);
   const warmUp = size(3_000);
   const block = 100;
-  const lanes: Array<{ name: string; once(): Promise<number>; times: number[]; workerPid?: number | undefined; cpu: CpuTally }> = [
-    { name: PING, once: () => timed(() => admin.ping()), times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 } },
-  ];
+  const lanes: Lane[] = [newLane(PING, () => timed(() => admin.ping()))];
   const stops: Array<() => Promise<void>> = [];
   try {
     if (floorPrefix !== undefined) {
       const floor = await startProtocolFloor(url, floorPrefix);
       stops.push(floor.stop);
-      lanes.push({ name: FLOOR, once: floor.once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 } });
+      lanes.push(newLane(FLOOR, floor.once));
     }
     for (const subject of subjects) {
       process.stderr.write(`round trips (worker ${where}): starting ${subject.name}\n`);
       const tripper = await subject.startRoundTrips(where);
       stops.push(tripper.stop);
-      lanes.push({ name: subject.name, once: tripper.once, times: [], cpu: { trips: 0, caller: 0, worker: 0, redis: 0 }, workerPid: tripper.workerPid });
+      lanes.push(newLane(subject.name, tripper.once, tripper.workerPid));
     }
     // Warm-up, not counted, in the same rotation: a library's first few thousand jobs run while V8
     // still compiles its code (on the same two cores), and a long-running worker is past that.
