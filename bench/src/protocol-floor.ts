@@ -11,7 +11,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { corked, KeySpace, queueKeyList, RedisConnection, runScript } from '@celeriac/redis';
-import { Redis } from 'ioredis';
 import { timed } from './subject';
 
 /** A running floor: `once` sends one job and resolves with its round trip in ms. */
@@ -30,20 +29,19 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
   const queueKeys = queueKeyList(keySpace.queue(QUEUE));
   const marker = keySpace.queue(QUEUE).marker;
   const clientId = randomUUID();
-  const commands = new RedisConnection(url).retain();
-  const blocking = new RedisConnection(url).retain();
-  const subscriber = new Redis(url);
-  const { client } = commands;
+  // The connection's own blocking client and subscriber, as Celeriac's worker and sender use them.
+  const connection = new RedisConnection(url).retain();
+  const { client } = connection;
+  const blocking = connection.acquireBlocking();
   const waiting = blocking.client;
   const waiters = new Map<string, () => void>();
-  subscriber.on('message', (_channel: string, message: string) => {
+  await connection.subscriber.subscribe(keySpace.replyChannel(clientId), (message) => {
     for (const [id] of JSON.parse(message) as Array<[string, string]>) {
       waiters.get(id)?.();
       waiters.delete(id);
     }
   });
-  await subscriber.subscribe(keySpace.replyChannel(clientId));
-  await Promise.all([client.ping(), waiting.ping()]);
+  await Promise.all([client.ping(), blocking.ready()]);
 
   let stopped = false;
   const loop = (async () => {
@@ -51,7 +49,7 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
       // As the worker does: the next wait starts on the event loop's next turn.
       await nextTurn();
       const [woken, reserved] = corked(waiting, () => [waiting.bzpopmin(marker, 20), runScript<string[]>(waiting, 'reserve', queueKeys, ['', 1, VISIBILITY_MS])] as const);
-      // Both fail when stop() disconnects the waiting client.
+      // Both fail when stop() disconnects the blocking client.
       woken.catch(() => undefined);
       const reply = await reserved.catch(() => undefined);
       if (!reply || reply.length < 4) continue;
@@ -80,11 +78,10 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
       }),
     async stop() {
       stopped = true;
-      waiting.disconnect();
+      blocking.disconnect();
       await loop;
-      await subscriber.quit();
-      await commands.release();
-      await blocking.release();
+      connection.releaseBlocking(blocking);
+      await connection.release();
     },
   };
 }
