@@ -25,11 +25,15 @@ describe('celeriac worker: shutdown and lost workers', () => {
     const worker = workers.start(['-c', '1', '--prefetch', '2']);
     await worker.ready();
     const client = fixture.app();
-    const [running, ...waiting] = [0, 1, 2].map(() => client.sendTask('e2e.sleep', [600]));
-    await worker.started(running!.id);
+    const running = client.sendTask<string>('e2e.gate', ['done', 'running']);
+    const waiting = [0, 1].map(() => client.sendTask('e2e.sleep', [0]));
+    await worker.started(running.id);
     worker.signal('SIGTERM');
+    // The running task ends only once the others went back.
+    await worker.waitForLog((line) => line.msg === 'Handing prefetched tasks back to the queue', 'the hand-back');
+    await fixture.redis().lpush(`${fixture.prefix}:marks:running`, 'open');
     await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
-    await expect(running!.state()).resolves.toBe('SUCCESS');
+    await expect(running.state()).resolves.toBe('SUCCESS');
     await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 2, active: 0 });
     // Nothing was lost: another worker runs the two it handed back.
     const next = workers.start(['-c', '2']);
@@ -99,12 +103,17 @@ describe('celeriac worker: shutdown and lost workers', () => {
       const worker = workers.start(['-c', '1', '--pool', 'prefork'], env);
       await worker.ready();
       const client = fixture.app();
-      // The child holds the spinning task and one behind it, and reads nothing while it spins: the
-      // worker's take-back (1 s) runs out and it hands the queued job back itself. Once the spin is
-      // over, the child must read that before it begins the job.
+      // The child holds the spinning task and one sent to it after the spin began, and reads nothing
+      // while it spins: the worker's take-back (1 s) runs out, and the queued job stays the child's.
+      // Once the spin is over, the child reads the take-back before it begins the job, and gives it
+      // back; only then does it go back to the queue.
       const spinning = client.sendTask<number>('e2e.spin', [1, 1_500]);
-      const queued = client.sendTask<number>('e2e.tally', [2]);
       await worker.started(spinning.id);
+      const queued = client.sendTask<number>('e2e.tally', [2]);
+      // Reserved: the worker sends it to the child as it reads the reservation, before the signal.
+      while ((await client.broker.stats('default')).active < 2) {
+        // Each look is a round trip to Redis: the reservation comes within a few.
+      }
       worker.signal('SIGTERM');
       await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
       await expect(spinning.state()).resolves.toBe('SUCCESS');
