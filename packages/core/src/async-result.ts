@@ -5,6 +5,7 @@
 import type { ResultBackend, TaskRecord } from './backend';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
+import { setLongTimeout } from './internal/long-timeout';
 import { isReadyState, type TaskState } from './states';
 
 /** What an AsyncResult needs from its app. */
@@ -163,14 +164,14 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     if (timeout === undefined) return this.orPublishFailure(this.source.backend.waitFor(this.id, undefined, hint));
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
-    const timer = setTimeout(
+    const timer = setLongTimeout(
       () => controller.abort(new TimeoutError(`Task ${this.id} did not finish within ${ms} ms.`)),
       ms,
     );
     try {
       return await this.orPublishFailure(this.source.backend.waitFor(this.id, controller.signal, hint));
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   }
 

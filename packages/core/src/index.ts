@@ -42,6 +42,7 @@ export {
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
+export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } from './internal/long-timeout';
 export { logsAt, warningsToStderr, type Logger, type LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';

@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
+import { CeleriacError, clearLongTimeout, setLongTimeout, toRemoteError, type Broker, type Closeable, type Delivery, type LongTimeout } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
@@ -306,15 +306,15 @@ export class Worker implements Closeable {
 
 /** Resolves true when all promises settle within `ms` (and before `forced` aborts), false otherwise. */
 async function waitAll(promises: Array<Promise<void>>, ms: number, forced: AbortSignal): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+    timer = setLongTimeout(() => resolve(false), ms);
     forced.addEventListener('abort', () => resolve(false), { once: true });
   });
   try {
     return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
   } finally {
-    clearTimeout(timer);
+    clearLongTimeout(timer);
   }
 }
 

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
+import { clearLongTimeout, setLongTimeout, TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type LongTimeout, type RemoteError } from '@celeriac/core';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
 import { CODE_CACHE_ENV } from './code-cache';
@@ -53,7 +53,7 @@ interface Held {
   beganAt: number;
   /** A withdraw was sent: the child gives it back unless it already began. */
   withdrawing: boolean;
-  timer: NodeJS.Timeout | undefined;
+  timer: LongTimeout | undefined;
   killedFor: RemoteError | undefined;
   /** Settles with the job's outcome. */
   ended?: Promise<unknown>;
@@ -258,7 +258,7 @@ export class ChildHandle {
     held.job.onStart();
     if (held.job.timeLimit !== undefined) {
       const limit = held.job.timeLimit;
-      held.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
+      held.timer = setLongTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
     }
   }
 
@@ -269,7 +269,7 @@ export class ChildHandle {
    * child begins the next one instead.
    */
   private unbegin(held: Held): void {
-    clearTimeout(held.timer);
+    clearLongTimeout(held.timer);
     held.started = false;
     held.job.stop.started = false;
     held.job.onUnstart();
@@ -315,7 +315,7 @@ export class ChildHandle {
         void held.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
         return;
       case 'done': {
-        clearTimeout(held.timer);
+        clearLongTimeout(held.timer);
         this.held.delete(message.jobId);
         if (held.started && message.dropped) {
           this.unbegin(held);
@@ -339,7 +339,7 @@ export class ChildHandle {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.stateValue = 'dead';
     for (const held of this.held.values()) {
-      clearTimeout(held.timer);
+      clearLongTimeout(held.timer);
       if (!held.started) {
         held.resolve(UNSTARTED);
         continue;
