@@ -3,6 +3,7 @@
  * query object (`state()`, `info()`, `revoke()`...). Waiting is a backend notification, not polling.
  */
 import type { ResultBackend, TaskRecord } from './backend';
+import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
 import { setLongTimeout } from './internal/long-timeout';
@@ -25,8 +26,23 @@ export interface ParentResult {
 
 /** Options of `AsyncResult.revoke()`. */
 export interface RevokeOptions {
-  /** Also abort the task if it is running (its `signal` aborts; process pools stop the run). */
+  /**
+   * Also stop the task if it is running: its `signal` aborts at once, and in the `prefork` and
+   * `fork` pools the child still running it after `grace` is killed with `signal` (the pool starts
+   * a new one). The inline pool can only abort the signal. The task ends REVOKED (`terminated`).
+   */
   terminate?: boolean;
+  /**
+   * With `terminate`: the signal that kills a pool child still running the task.
+   * @defaultValue `'SIGTERM'`
+   */
+  signal?: TerminateSignal;
+  /**
+   * With `terminate`: how long the task may run on after its `signal` aborted before its pool child
+   * is killed (`0`: at once).
+   * @defaultValue `'1s'`
+   */
+  grace?: Duration;
 }
 
 /** Options of `AsyncResult.get()`. */

@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, clearLongTimeout, setLongTimeout, toRemoteError, type Broker, type Closeable, type Delivery, type LongTimeout } from '@celeriac/core';
+import { CeleriacError, clearLongTimeout, setLongTimeout, terminationOf, toRemoteError, type Broker, type Closeable, type Delivery, type LongTimeout, type Revocation } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
@@ -93,7 +93,7 @@ export class Worker implements Closeable {
     this.broker = broker;
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
-    this.revocations = new Revocations(broker, options.revokeTtl, (id) => this.terminate(id));
+    this.revocations = new Revocations(broker, options.revokeTtl, (revocation) => this.terminate(revocation));
     this.leases = new LeaseKeeper({
       broker,
       queues: this.options.queues,
@@ -255,8 +255,9 @@ export class Worker implements Closeable {
     wake?.();
   }
 
-  private terminate(id: string): void {
-    this.running.get(id)?.stop.abort(new Error(`Task ${id} was revoked with terminate`));
+  private terminate(revocation: Revocation): void {
+    const { id } = revocation;
+    this.running.get(id)?.stop.terminate(new Error(`Task ${id} was revoked with terminate`), terminationOf(revocation));
   }
 
   private async shutdown(): Promise<void> {
