@@ -17,7 +17,7 @@ import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
-import { failDeadLettered, runDelivery, type RunContext } from './run-delivery';
+import { failDeadLettered, handBackRunning, runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
@@ -292,7 +292,7 @@ export class Worker implements Closeable {
       const left = [...this.running.values()];
       logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
       for (const run of left) run.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
-      await Promise.allSettled(left.map((run) => this.broker.requeue(run.delivery)));
+      await Promise.allSettled(left.map((run) => handBackRunning(this.runContext, run.delivery)));
     }
     await this.settler.drain();
     await this.runner.close({ force: !finished });
