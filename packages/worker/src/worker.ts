@@ -292,7 +292,8 @@ export class Worker implements Closeable {
       const left = [...this.running.values()];
       logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
       for (const run of left) run.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
-      await Promise.allSettled(left.map((run) => handBackRunning(this.runContext, run.delivery)));
+      // Only a run that began was lost (and counts); one that never began goes back uncounted.
+      await Promise.allSettled(left.map((run) => (run.stop.started ? handBackRunning(this.runContext, run.delivery) : this.broker.requeue(run.delivery))));
     }
     await this.settler.drain();
     await this.runner.close({ force: !finished });
