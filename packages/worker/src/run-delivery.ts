@@ -11,6 +11,7 @@ import {
   optionalMilliseconds,
   toRemoteError,
   UnknownTaskError,
+  WorkerLostError,
   type Broker,
   type Delivery,
   type RemoteError,
@@ -201,6 +202,22 @@ function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reaso
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
   return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }));
+}
+
+/**
+ * Hands a task still running at shutdown back to its queue. That run is lost, so it counts as a
+ * lost delivery: a task that outlasts every shutdown (or brings its worker down) is dead-lettered
+ * at `maxDeliveries` instead of being handed from worker to worker forever.
+ */
+export async function handBackRunning(run: RunContext, delivery: Delivery): Promise<void> {
+  const why = 'still running when its worker shut down';
+  if ((await run.broker.requeueLost(delivery, why)) !== 'dead') return;
+  const message = run.app.decodeOrUndefined(delivery.body);
+  const max = run.app.options.maxDeliveries;
+  const error = toRemoteError(new WorkerLostError(`Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`));
+  run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);
+  await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
+  if (message?.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
 }
 
 /** Settles the workflow after a task that was dead-lettered without running to an end. */
