@@ -19,6 +19,7 @@ import { CeleriacError } from './errors';
 import { buildMessage } from './internal/build-message';
 import { Publisher } from './internal/publisher';
 import { resolveAppOptions } from './internal/resolve-options';
+import { buildRevocation } from './internal/revocation';
 import { MemoryBackend } from './memory/memory-backend';
 import { MemoryBroker } from './memory/memory-broker';
 import { decodeMessage, encodeMessage, envelopeOf, type TaskMessage } from './message';
@@ -199,7 +200,7 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
    * run it; with `terminate`, a running copy is aborted.
    */
   async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
-    const { removed, body } = await this.broker.revoke({ id, terminate: options.terminate ?? false });
+    const { removed, body } = await this.broker.revoke(buildRevocation(id, options));
     if (!removed) return;
     const message = body === undefined ? undefined : this.decodeOrUndefined(body);
     const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: message ? this.resultTtlOf(message.task, message.resultTtl) : this.options.resultTtl };

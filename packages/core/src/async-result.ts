@@ -3,8 +3,10 @@
  * query object (`state()`, `info()`, `revoke()`...). Waiting is a backend notification, not polling.
  */
 import type { ResultBackend, TaskRecord } from './backend';
+import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
+import { setLongTimeout } from './internal/long-timeout';
 import { isReadyState, type TaskState } from './states';
 
 /** What an AsyncResult needs from its app. */
@@ -24,8 +26,23 @@ export interface ParentResult {
 
 /** Options of `AsyncResult.revoke()`. */
 export interface RevokeOptions {
-  /** Also abort the task if it is running (its `signal` aborts; process pools stop the run). */
+  /**
+   * Also stop the task if it is running: its `signal` aborts at once, and in the `prefork` and
+   * `fork` pools the child still running it after `grace` is killed with `signal` (the pool starts
+   * a new one). The inline pool can only abort the signal. The task ends REVOKED (`terminated`).
+   */
   terminate?: boolean;
+  /**
+   * With `terminate`: the signal that kills a pool child still running the task.
+   * @defaultValue `'SIGTERM'`
+   */
+  signal?: TerminateSignal;
+  /**
+   * With `terminate`: how long the task may run on after its `signal` aborted before its pool child
+   * is killed (`0`: at once).
+   * @defaultValue `'1s'`
+   */
+  grace?: Duration;
 }
 
 /** Options of `AsyncResult.get()`. */
@@ -163,14 +180,14 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     if (timeout === undefined) return this.orPublishFailure(this.source.backend.waitFor(this.id, undefined, hint));
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
-    const timer = setTimeout(
+    const timer = setLongTimeout(
       () => controller.abort(new TimeoutError(`Task ${this.id} did not finish within ${ms} ms.`)),
       ms,
     );
     try {
       return await this.orPublishFailure(this.source.backend.waitFor(this.id, controller.signal, hint));
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   }
 

@@ -47,7 +47,14 @@ export interface Revocation {
   readonly id: string;
   /** Also stop the task if it is running. */
   readonly terminate: boolean;
+  /** With `terminate`: the signal that kills a pool child still running the task after `grace` (absent: SIGTERM). */
+  readonly signal?: TerminateSignal;
+  /** With `terminate`: how long a pool child may run on after the task's signal aborted, in ms (absent: 1 s). */
+  readonly grace?: number;
 }
+
+/** The signals `revoke({ terminate: true, signal })` may kill a pool child with. */
+export type TerminateSignal = 'SIGTERM' | 'SIGKILL';
 
 /** Settings every broker receives from the app. */
 export interface BrokerSettings {

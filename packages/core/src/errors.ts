@@ -111,10 +111,18 @@ export class SoftTimeLimitError extends CeleriacError {
   }
 }
 
-/** The task ran past its hard time limit and was stopped. */
+/**
+ * The task ran past its hard time limit and was stopped, or (in the inline pool, which cannot stop
+ * synchronous code) returned only after it: its result is discarded.
+ */
 export class TimeLimitExceededError extends CeleriacError {
-  constructor(limitMs: number) {
-    super('CELERIAC_TIME_LIMIT_EXCEEDED', `Hard time limit of ${limitMs} ms exceeded; the task was stopped.`);
+  constructor(limitMs: number, tookMs?: number) {
+    super(
+      'CELERIAC_TIME_LIMIT_EXCEEDED',
+      tookMs === undefined
+        ? `Hard time limit of ${limitMs} ms exceeded; the task was stopped.`
+        : `Hard time limit of ${limitMs} ms exceeded: the task returned after ${Math.round(tookMs)} ms, and its result was discarded. The inline pool cannot interrupt synchronous code; run such tasks with --pool prefork or fork.`,
+    );
   }
 }
 

@@ -16,6 +16,7 @@ export type {
   QueueStats,
   RecoveryReport,
   Revocation,
+  TerminateSignal,
   WorkerInfo,
 } from './broker';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
@@ -42,6 +43,8 @@ export {
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
+export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } from './internal/long-timeout';
+export { TERMINATE_GRACE_MS, terminationOf, type Termination } from './internal/revocation';
 export { logsAt, warningsToStderr, type Logger, type LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';

@@ -11,6 +11,7 @@ import {
   optionalMilliseconds,
   toRemoteError,
   UnknownTaskError,
+  WorkerLostError,
   type Broker,
   type Delivery,
   type RemoteError,
@@ -115,12 +116,6 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       );
       if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
-    onUnstart: () => {
-      // The pool took it as begun a moment too soon: its STARTED record is dropped if it still
-      // waits (for 20 ms it does), and the log says the task did not run here after all.
-      run.settler.dropStarted(message.id);
-      if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'PENDING', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] had not begun after all: its child let it go first`);
-    },
     report: async (state: TaskState, meta: unknown) => {
       if (finished) return;
       await run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
@@ -201,6 +196,22 @@ function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reaso
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
   return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }));
+}
+
+/**
+ * Hands a task still running at shutdown back to its queue. That run is lost, so it counts as a
+ * lost delivery: a task that outlasts every shutdown (or brings its worker down) is dead-lettered
+ * at `maxDeliveries` instead of being handed from worker to worker forever.
+ */
+export async function handBackRunning(run: RunContext, delivery: Delivery): Promise<void> {
+  const why = 'still running when its worker shut down';
+  if ((await run.broker.requeueLost(delivery, why)) !== 'dead') return;
+  const message = run.app.decodeOrUndefined(delivery.body);
+  const max = run.app.options.maxDeliveries;
+  const error = toRemoteError(new WorkerLostError(`Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`));
+  run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);
+  await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
+  if (message?.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
 }
 
 /** Settles the workflow after a task that was dead-lettered without running to an end. */

@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
+import { CeleriacError, clearLongTimeout, setLongTimeout, terminationOf, toRemoteError, type Broker, type Closeable, type Delivery, type LongTimeout, type Revocation } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
@@ -17,7 +17,7 @@ import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
-import { failDeadLettered, runDelivery, type RunContext } from './run-delivery';
+import { failDeadLettered, handBackRunning, runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
@@ -95,7 +95,7 @@ export class Worker implements Closeable {
     this.broker = broker;
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
-    this.revocations = new Revocations(broker, options.revokeTtl, (id) => this.terminate(id));
+    this.revocations = new Revocations(broker, options.revokeTtl, (revocation) => this.terminate(revocation));
     this.leases = new LeaseKeeper({
       broker,
       queues: this.options.queues,
@@ -259,18 +259,23 @@ export class Worker implements Closeable {
     wake?.();
   }
 
-  /** Hands a reserved task back to its queue, once. */
+  /**
+   * Hands a reserved task back to its queue, once: a run that began as a lost delivery (it counts),
+   * one that never began uncounted.
+   */
   private async handBack(entry: Running): Promise<void> {
     if (entry.handedBack) return;
     entry.handedBack = true;
-    await this.broker.requeue(entry.delivery).catch((error: unknown) => {
-      this.options.logger.error({ id: entry.delivery.id, error: toRemoteError(error) }, 'Handing a task back to its queue failed; its lease will bring it back');
+    const { delivery, stop } = entry;
+    await (stop.started ? handBackRunning(this.runContext, delivery) : this.broker.requeue(delivery)).catch((error: unknown) => {
+      this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Handing a task back to its queue failed; its lease will bring it back');
     });
   }
 
-  private terminate(id: string): void {
+  private terminate(revocation: Revocation): void {
+    const { id } = revocation;
     const run = this.running.get(id);
-    run?.stop.abort(new Error(`Task ${id} was revoked with terminate`));
+    run?.stop.terminate(new Error(`Task ${id} was revoked with terminate`), terminationOf(revocation));
     // Logged once what the abort sends a pool child has left (its pipe writes go in a microtask).
     const what = run ? 'stopping it' : 'it is not held here';
     queueMicrotask(() => this.options.logger.info({ id }, `Task ${id} revoked with terminate: ${what}`));
@@ -325,15 +330,15 @@ export class Worker implements Closeable {
 
 /** Resolves true when all promises settle within `ms` (and before `forced` aborts), false otherwise. */
 async function waitAll(promises: Array<Promise<void>>, ms: number, forced: AbortSignal): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+    timer = setLongTimeout(() => resolve(false), ms);
     forced.addEventListener('abort', () => resolve(false), { once: true });
   });
   try {
     return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
   } finally {
-    clearTimeout(timer);
+    clearLongTimeout(timer);
   }
 }
 

@@ -89,7 +89,6 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         timeLimit: undefined,
         // The parent learns that this job starts from the 'began' sent before it.
         onStart: () => undefined,
-        onUnstart: () => undefined,
         report: async (state: TaskState, meta: unknown) => {
           send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`) });
         },
