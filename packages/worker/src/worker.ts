@@ -307,6 +307,8 @@ export class Worker implements Closeable {
       unstarted.push(entry);
     }
     if (unstarted.length > 0) logger.info({ count: unstarted.length }, 'Handing prefetched tasks back to the queue');
+    const unanswered = held.filter((entry) => entry.stop.inChild).length;
+    if (unanswered > 0) logger.info({ count: unanswered }, 'Tasks queued in busy pool children go back to the queue once their child gives them back');
     await Promise.all(unstarted.map((entry) => this.handBack(entry)));
     const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout, this.forced.signal);
     if (!finished) {
