@@ -1,4 +1,5 @@
 import { withFileGate } from './support/file-gate';
+import { reserved } from './support/reserved';
 import { useE2e } from './support/worker-process';
 
 describe('celeriac worker: prefork scheduling', () => {
@@ -36,12 +37,14 @@ describe('celeriac worker: prefork scheduling', () => {
     await worker.ready();
     const client = fixture.app();
     await withFileGate(async (gate, open) => {
-      // The child takes the spinning task and the one behind it (its limit lets it hold two), and
-      // reads nothing while it spins. The revoke reaches it behind the job, before the spin ends.
+      // The child takes the spinning task, and then the one behind it (its limit lets it hold two;
+      // unless the spin had run 100 ms by then: the job then waits in the worker), and reads nothing
+      // while it spins. The revoke reaches it behind the job, before the spin ends.
       const spinning = client.sendTask<number>('e2e.spinUntil', [1, gate]);
+      await worker.started(spinning.id);
       const revoked = client.sendTask<number>('e2e.mark', [2, 'revoked']);
       const [third, fourth] = [0, 1].map(() => client.sendTask<number>('e2e.pid', []));
-      await worker.started(spinning.id);
+      await reserved(client, revoked, third!, fourth!);
       await revoked.revoke({ terminate: true });
       await worker.waitForLog((line) => line.id === revoked.id && /revoked with terminate/.test(line.msg), 'the revoke');
       open();

@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withFileGate } from './support/file-gate';
+import { reserved } from './support/reserved';
 import { useE2e, WorkerProcess } from './support/worker-process';
 
 /**
@@ -15,18 +16,6 @@ async function withTally(body: (env: NodeJS.ProcessEnv, runs: () => string[]) =>
     await body({ CELERIAC_TEST_TALLY_FILE: tally }, () => readFileSync(tally, 'utf8').trim().split('\n'));
   } finally {
     rmSync(tally, { force: true });
-  }
-}
-
-/**
- * Resolves once the worker reserved every task these handles sent (none waits ready in the default
- * queue): a worker hands a job to its pool as it reads the reservation, before it reads a signal
- * sent after this resolved.
- */
-async function reserved(client: { broker: { stats(queue: string): Promise<{ ready: number }> } }, ...sent: Array<{ sent: Promise<void> }>): Promise<void> {
-  await Promise.all(sent.map((result) => result.sent));
-  while ((await client.broker.stats('default')).ready > 0) {
-    // Each look is a round trip to Redis: the reservation comes within a few.
   }
 }
 
@@ -117,16 +106,17 @@ describe('celeriac worker: shutdown and lost workers', () => {
         const worker = workers.start(['-c', '1', '--pool', 'prefork'], env);
         await worker.ready();
         const client = fixture.app();
-        // The child holds the spinning task and one sent to it after the spin began, and reads
-        // nothing while it spins: the worker's take-back (1 s) runs out, and the queued job stays
-        // the child's. Once the spin is over, the child reads the take-back before it begins the
-        // job, and gives it back; only then does it go back to the queue.
+        // The child holds the spinning task and one sent to it after the spin began (unless the spin
+        // had run 100 ms by then: the job then waits in the worker), and reads nothing while it
+        // spins: the worker's take-back (1 s) runs out, and the queued job stays the child's. Once
+        // the spin is over, the child reads the take-back before it begins the job, and gives it
+        // back; only then does it go back to the queue.
         const spinning = client.sendTask<number>('e2e.spinUntil', [1, gate]);
         await worker.started(spinning.id);
         const queued = client.sendTask<number>('e2e.tally', [2]);
         await reserved(client, queued);
         worker.signal('SIGTERM');
-        await worker.waitForLog((line) => /queued in busy pool children/.test(line.msg), 'the end of the take-back');
+        await worker.waitForLog((line) => /queued in busy pool children|^Handing prefetched tasks back/.test(line.msg), 'the end of the take-back');
         open();
         await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
         await expect(spinning.state()).resolves.toBe('SUCCESS');
