@@ -94,6 +94,20 @@ export class SerializationError extends CeleriacError {
   }
 }
 
+/**
+ * A message a worker reserved has a field it cannot use (a message written into Redis by something
+ * other than Celeriac's own calls, which check every field). It is dead-lettered at once.
+ */
+export class InvalidMessageError extends CeleriacError {
+  /** What is wrong, naming the field: `flow.then must be a list of workflow nodes, not "x"`. */
+  readonly problem: string;
+
+  constructor(problem: string) {
+    super('CELERIAC_INVALID_MESSAGE', `Invalid message: ${problem}. Messages sent through Celeriac's calls are checked when sent; look for a producer that writes to the queue directly.`);
+    this.problem = problem;
+  }
+}
+
 /** A message names a task that this process has not registered. */
 export class UnknownTaskError extends CeleriacError {
   constructor(readonly taskName: string) {

@@ -28,6 +28,7 @@ export {
   ChordError,
   closedWhileWaiting,
   DependencyFailedError,
+  InvalidMessageError,
   MaxRetriesExceededError,
   reviveRemoteError,
   SerializationError,

@@ -7,6 +7,7 @@ import {
   continueFlow,
   logsAt,
   failFlow,
+  InvalidMessageError,
   type FlowContext,
   optionalMilliseconds,
   toRemoteError,
@@ -64,7 +65,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   try {
     message = app.decode(delivery.body);
   } catch (error) {
-    const reason = `undecodable message: ${(error as Error).message}`;
+    const reason = error instanceof InvalidMessageError ? `invalid message: ${error.problem}` : `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
     // A forged message must not be able to write over a real task's record.
