@@ -29,6 +29,7 @@ export {
   closedWhileWaiting,
   DependencyFailedError,
   InvalidMessageError,
+  RecordsRefusedError,
   MaxRetriesExceededError,
   reviveRemoteError,
   SerializationError,
@@ -48,6 +49,7 @@ export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
 export { WakeTimer } from './memory/wake-timer';
+export { MAX_RESULT_TTL_MS } from './internal/resolve-options';
 export {
   decodeMessage,
   encodeMessage,

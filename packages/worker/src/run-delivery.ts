@@ -8,6 +8,7 @@ import {
   logsAt,
   failFlow,
   InvalidMessageError,
+  RecordsRefusedError,
   type FlowContext,
   optionalMilliseconds,
   toRemoteError,
@@ -54,6 +55,12 @@ export interface RunContext {
 export async function runDelivery(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
   try {
     await prepareAndRun(run, delivery, stop);
+  } catch (error) {
+    if (!(error instanceof RecordsRefusedError)) throw error;
+    // The backend would refuse the record again on every re-run: dead-letter the task now.
+    const reason = `result not stored: ${error.refused.get(delivery.id)?.message ?? error.message}`;
+    run.logger.error({ id: delivery.id, queue: delivery.queue, error: toRemoteError(error) }, `Dead-lettering task ${delivery.id}: ${reason}`);
+    await run.broker.deadLetter(delivery, reason);
   } finally {
     run.released(delivery.id);
   }
