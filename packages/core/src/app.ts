@@ -281,8 +281,8 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
 
   /** Settings handed to brokers. */
   protected brokerSettings(): BrokerSettings {
-    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl } = this.options;
-    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl };
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize } = this.options;
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize };
   }
 
   /** Settings handed to backends. */

@@ -186,12 +186,12 @@ export class RedisBroker implements Broker {
   }
 
   async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
-    const outcome = await this.script<number>('requeueLost', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), this.settings.maxDeliveries, reason]);
+    const outcome = await this.script<number>('requeueLost', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), this.settings.maxDeliveries, reason, this.settings.maxMessageSize ?? 0]);
     return outcome === 2 ? 'dead' : 'requeued';
   }
 
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
-    await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason]);
+    await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason, this.settings.maxMessageSize ?? 0]);
   }
 
   async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
@@ -209,7 +209,7 @@ export class RedisBroker implements Broker {
     const now = Date.now();
     await Promise.all(
       queues.map(async (queue) => {
-        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [now, this.settings.maxDeliveries, RECOVER_LIMIT]);
+        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [now, this.settings.maxDeliveries, RECOVER_LIMIT, this.settings.maxMessageSize ?? 0]);
         requeued.push(...ids);
         for (let i = 0; i < buried.length; i += 4) {
           dead.push({ id: buried[i] as string, queue, body: buried[i + 1] as string, reason: buried[i + 2] as string, at: Number(buried[i + 3]) });
@@ -228,8 +228,9 @@ export class RedisBroker implements Broker {
     return ids.flatMap((id, index) => {
       const info = infos[index];
       if (!info) return [];
-      const parsed = JSON.parse(info) as { body: string; reason: string; at: number };
-      return [{ id, queue, body: parsed.body, reason: parsed.reason, at: parsed.at }];
+      const parsed = JSON.parse(info) as { body: string; reason: string; at: number; size?: number };
+      const letter: DeadLetter = { id, queue, body: parsed.body, reason: parsed.reason, at: parsed.at };
+      return [parsed.size === undefined ? letter : { ...letter, size: parsed.size }];
     });
   }
 

@@ -68,6 +68,18 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Run
 
 async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
   const { app, logger } = run;
+  const tooLarge = oversized(delivery.body, app.options.maxMessageSize);
+  if (tooLarge !== undefined) {
+    const reason = `message too large: ${tooLarge} bytes, over maxMessageSize (${app.options.maxMessageSize} bytes)`;
+    logger.error({ id: delivery.id, queue: delivery.queue, size: tooLarge }, `Dead-lettering message ${delivery.id}: ${reason}`);
+    await run.broker.deadLetter(delivery, reason);
+    // Unread, it is unverified: with a secret set, it must not write over a real task's record.
+    if (app.options.secret === undefined) {
+      const error = new CeleriacError('CELERIAC_MESSAGE_TOO_LARGE', `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was not run.`);
+      await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
+    }
+    return;
+  }
   let message: TaskMessage;
   try {
     message = app.decode(delivery.body);
@@ -218,6 +230,16 @@ export async function failDeadLettered(run: RunContext, message: TaskMessage, er
 
 function flowContext(run: RunContext): FlowContext {
   return { app: run.app, store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined), ttlOf: (message) => ttlOf(run, message) };
+}
+
+/**
+ * The size in bytes of a body over `limit`, else undefined. Only a body longer than a third of the
+ * limit is measured: a UTF-16 character takes at most 3 bytes in UTF-8.
+ */
+function oversized(body: string, limit: number): number | undefined {
+  if (body.length * 3 <= limit) return undefined;
+  const size = Buffer.byteLength(body);
+  return size > limit ? size : undefined;
 }
 
 /** A record of `id` in `state`, dated now unless `fields` says when. */

@@ -1,4 +1,5 @@
--- Puts dead-lettered messages back into their queue with a fresh delivery count.
+-- Puts dead-lettered messages back into their queue with a fresh delivery count; one that kept only
+-- a preview of its body (it was over the size limit) stays dead.
 -- KEYS: the 9 queue keys.
 -- ARGV: ids to requeue; none = all.
 -- Returns: how many moved.
@@ -9,8 +10,8 @@ if #ids == 0 then ids = redis.call('ZRANGE', KEYS[8], 0, -1) end
 local moved = {}
 for _, id in ipairs(ids) do
   local info = redis.call('HGET', KEYS[9], id)
-  if info then
-    local dead = cjson.decode(info)
+  local dead = info and cjson.decode(info)
+  if dead and not dead.size then
     redis.call('HSET', KEYS[4], id, dead.body)
     if dead.priority and dead.priority > 0 then redis.call('HSET', KEYS[5], 'priority:' .. id, dead.priority) end
     redis.call('HDEL', KEYS[9], id)
