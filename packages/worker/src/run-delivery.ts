@@ -141,9 +141,15 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       run.settler.dropStarted(message.id);
       if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'PENDING', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] had not begun after all: its child let it go first`);
     },
-    report: async (state: TaskState, meta: unknown) => {
-      if (finished) return;
-      await run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
+    report: (state: TaskState, meta: unknown) => {
+      if (finished) return Promise.resolve();
+      const stored = run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
+      // Tasks often call progress() without awaiting it: a failed store is logged here, so it never
+      // becomes an unhandled rejection (which would end the process); a caller that awaits still sees it.
+      stored.catch((error: unknown) => {
+        logger.warn({ id: message.id, task: message.task, state, error: toRemoteError(error) }, `Task ${message.task}[${message.id}] could not store its ${state} state`);
+      });
+      return stored;
     },
   };
   const outcome = await run.runner.run(job, delivery.body);
