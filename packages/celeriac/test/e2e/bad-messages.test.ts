@@ -27,4 +27,15 @@ describe('celeriac worker: messages with a bad field, written straight into Redi
     expect(worker.child.exitCode).toBeNull();
     expect(worker.stderr.join('\n')).not.toMatch(/Unhandled|TypeError/);
   });
+
+  it.each(['prefork', 'fork'] as const)('--pool %s: logs a task hook that throws in the child through the worker, and the outcome stands', async (pool) => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', pool]);
+    await worker.ready();
+    const client = fixture.app();
+    await expect(client.sendTask('e2e.badHooks', ['kept']).get({ timeout: 20_000 })).resolves.toBe('kept');
+    const logged = await worker.waitForLog((line) => line.hook === 'onSuccess', 'the hook error');
+    expect(logged).toMatchObject({ error: expect.objectContaining({ message: 'onSuccess bug' }) });
+    await expect(client.sendTask('e2e.add', [1, 1]).get({ timeout: 20_000 })).resolves.toBe(2);
+  });
 });
