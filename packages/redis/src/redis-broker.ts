@@ -264,7 +264,7 @@ export class RedisBroker implements Broker {
     const infos = await client.hmget(this.keys.revokedInfo, ...ids);
     return ids.map((id, index) => {
       const info = infos[index];
-      return info ? (JSON.parse(info) as Revocation) : { id, terminate: false };
+      return info ? revocationOf(id, info) : { id, terminate: false };
     });
   }
 
@@ -274,11 +274,9 @@ export class RedisBroker implements Broker {
       this.listRevoked().then((revocations) => revocations.forEach(listener), () => undefined);
     });
     const unsubscribe = await this.connection.subscriber.subscribe(this.keys.revokeChannel, (message) => {
-      try {
-        listener(JSON.parse(message) as Revocation);
-      } catch {
-        // A malformed announcement is ignored; the stored list stays authoritative.
-      }
+      // A malformed announcement is ignored; the stored list stays authoritative.
+      const revocation = revocationOf(undefined, message);
+      if (revocation) listener(revocation);
     });
     return async () => {
       stopRecheck();
@@ -365,4 +363,24 @@ function groupByQueue(deliveries: readonly Delivery[]): Map<string, Delivery[]> 
     byQueue.set(delivery.queue, list);
   }
   return byQueue;
+}
+
+/**
+ * A stored or announced revocation of `id` (taken from the text when undefined). Text written into
+ * Redis by something else must not stop a worker from starting: a stored one that does not parse
+ * still revokes its id, without terminate; an announcement without an id is dropped.
+ */
+function revocationOf(id: string, text: string): Revocation;
+function revocationOf(id: undefined, text: string): Revocation | undefined;
+function revocationOf(id: string | undefined, text: string): Revocation | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<Record<keyof Revocation, unknown>>) : {};
+  const revoked = id ?? (typeof fields.id === 'string' && fields.id.length > 0 ? fields.id : undefined);
+  if (revoked === undefined) return undefined;
+  return { ...(fields as object), id: revoked, terminate: fields.terminate === true };
 }

@@ -1,5 +1,6 @@
 import { TaskFailedError } from 'celeriac';
 import { captureLogs } from '../../celeriac/test/support/app';
+import { KeySpace } from '../src/keys';
 import { injectReady, rawMessage } from './support/inject';
 import { RedisFixture } from './support/redis-app';
 
@@ -49,5 +50,26 @@ describe('messages with a bad field, written straight into Redis, on an inline w
     await expect(ok.delay(1)).resolves.toBe(2);
     expect(runs).toBe(1);
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe('revocations written straight into Redis', () => {
+  let fixture: RedisFixture;
+  beforeEach(() => (fixture = new RedisFixture('bad-revocations')));
+  afterEach(() => fixture.cleanup());
+
+  it('a worker starts past a stored revocation that does not parse, still refuses its task, and ignores a malformed announcement', async () => {
+    const app = fixture.app();
+    const keys = new KeySpace(fixture.prefix);
+    const redis = fixture.redis();
+    await redis.zadd(keys.revoked, Date.now() + 60_000, 'revoked-task');
+    await redis.hset(keys.revokedInfo, 'revoked-task', '{not json');
+    const ok = app.task('bad.ok', (n: number) => n + 1);
+    const revoked = ok.applyAsync([1], { taskId: 'revoked-task' });
+    await revoked.sent;
+    await app.worker({ concurrency: 1, logger: captureLogs().logger }).start();
+    await expect(revoked.get({ timeout: 10_000 })).rejects.toMatchObject({ code: 'CELERIAC_TASK_REVOKED' });
+    for (const garbage of ['null', '5', '{"terminate":true}', '[']) await redis.publish(keys.revokeChannel, garbage);
+    await expect(ok.delay(1)).resolves.toBe(2);
   });
 });
