@@ -31,6 +31,20 @@ describe('messages with a bad field, written straight into Redis, on an inline w
     await fixture.cleanup();
   });
 
+  it('dead-letters a message queued under an id other than its own, without touching the other id', async () => {
+    const app = fixture.app();
+    const ok = app.task('bad.ok', (n: number) => n + 1);
+    const copied = rawMessage('bad.ok', [1]);
+    const other = 'queued-elsewhere';
+    await injectReady(fixture.redis(), fixture.prefix, 'default', other, copied.body);
+    await app.worker({ concurrency: 1, logger: captureLogs().logger }).start();
+    await expect(app.result(other).get({ timeout: 10_000 })).rejects.toMatchObject({ remote: { name: 'InvalidMessageError' } });
+    const dead = await app.broker.listDead('default');
+    expect(dead).toEqual([expect.objectContaining({ id: other, reason: expect.stringContaining(`invalid message: id must be the id it is queued under ("${other}")`) })]);
+    await expect(app.result(copied.id).state()).resolves.toBe('PENDING');
+    await expect(ok.delay(1)).resolves.toBe(2);
+  });
+
   it.each(BAD_FIELDS)('dead-letters a message with %s at once, naming the field, and keeps serving', async (_case, fields, reason) => {
     const app = fixture.app();
     let runs = 0;

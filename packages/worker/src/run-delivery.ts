@@ -83,6 +83,9 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   let message: TaskMessage;
   try {
     message = app.decode(delivery.body);
+    // Records and acks go by the queued id: a message queued under another id would settle one
+    // task's entry with another task's record.
+    if (message.id !== delivery.id) throw new InvalidMessageError(`id must be the id it is queued under (${JSON.stringify(delivery.id)}), not ${JSON.stringify(message.id)}`);
   } catch (error) {
     const reason = error instanceof InvalidMessageError ? `invalid message: ${error.problem}` : `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
