@@ -11,6 +11,7 @@ import {
   type Delivery,
   type Envelope,
   type PublishOutcome,
+  type PurgedMessage,
   type QueueStats,
   type RecoveryReport,
   type Revocation,
@@ -317,8 +318,11 @@ export class RedisBroker implements Broker {
     return { ready: ready ?? 0, delayed: delayed ?? 0, active: active ?? 0, dead: dead ?? 0 };
   }
 
-  async purge(queue: string): Promise<number> {
-    return this.script<number>('purge', queue, []);
+  async purge(queue: string): Promise<PurgedMessage[]> {
+    const reply = await this.script<string[]>('purge', queue, []);
+    const removed: PurgedMessage[] = [];
+    for (let index = 0; index < reply.length; index += 2) removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
+    return removed;
   }
 
   async close(): Promise<void> {
