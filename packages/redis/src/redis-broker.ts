@@ -74,7 +74,7 @@ export class RedisBroker implements Broker {
     try {
       await Promise.all(calls);
     } catch (error) {
-      throw unavailable(error, 'publish');
+      throw unavailable(error, 'publish', this.connection);
     }
     return outcomes;
   }
@@ -167,7 +167,7 @@ export class RedisBroker implements Broker {
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
       if (woken || signal.aborted || this.closed) return { score: undefined, deliveries: [] };
-      throw unavailable(error, 'wait for work');
+      throw unavailable(error, 'wait for work', this.connection);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
