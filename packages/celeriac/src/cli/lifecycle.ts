@@ -46,7 +46,7 @@ export function onStopSignals(logger: Logger, first: (signal: NodeJS.Signals) =>
  * second; the timer does not keep the process alive. Only for processes npm started: a worker
  * detached on purpose (`nohup`, `&`) outlives its shell.
  */
-export function onParentGone(gone: () => void): void {
+function onParentGone(gone: () => void): void {
   const parent = process.ppid;
   const timer = setInterval(() => {
     if (process.ppid === parent) return;

@@ -89,7 +89,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
 function banner(app: LoadedApp, worker: Worker): Record<string, unknown> {
   const { broker, backend, prefix } = app.options;
   const fields: Record<string, unknown> = { broker: redact(broker) };
-  if (backend !== broker) fields.backend = redact(backend);
+  if (typeof backend === 'string' && backend !== broker) fields.backend = redact(backend);
   const { queues, pool, concurrency } = worker.options;
   return { ...fields, prefix, queues, pool, concurrency, tasks: app.registry.names() };
 }
