@@ -11,7 +11,7 @@ import { GroupResult } from './canvas/group-result';
 import { planLaunch } from './canvas/launch';
 import { memberId, type CanvasNode, type Continuation, type Flow } from './canvas/nodes';
 import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
-import type { Broker, BrokerSettings } from './broker';
+import type { Broker, BrokerSettings, PurgedMessage } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
 import { optionalMilliseconds, type Duration } from './duration';
@@ -27,6 +27,9 @@ import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } f
 import { TaskRegistry } from './registry';
 import { Signature, type SignatureData, type SignatureSender } from './signature';
 import { createTaskHandle, type TaskFunction, type TaskHandle, type TaskSender } from './task';
+
+/** How many records one store call writes when many tasks were removed at once (a purge). */
+const RECORD_CHUNK = 1_000;
 
 /** Where a message comes from, beside its call: lineage, reply channel and workflow fields. */
 export interface MessageExtras {
@@ -201,16 +204,17 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
    */
   async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
     const { removed, body } = await this.broker.revoke(buildRevocation(id, options));
-    if (!removed) return;
-    const message = body === undefined ? undefined : this.decodeOrUndefined(body);
-    const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: message ? this.resultTtlOf(message.task, message.resultTtl) : this.options.resultTtl };
-    if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
-    await this.backend.store([entry]);
-    // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.
-    if (message?.flow) {
-      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
-      await failFlow(context, message, { state: 'REVOKED', reason: `step ${id} revoked` });
-    }
+    if (removed) await this.recordRemoved([{ id, body: body ?? '' }], 'revoked');
+  }
+
+  /**
+   * Removes every waiting and delayed task of a queue (running ones finish) and records each as
+   * REVOKED with the reason `purged`, so that whoever awaits one hears it. Returns how many went.
+   */
+  async purge(queue: string = this.options.defaultQueue): Promise<number> {
+    const removed = await this.broker.purge(queue);
+    await this.recordRemoved(removed, 'purged');
+    return removed.length;
   }
 
   /** The sender's notification channel named in an encoded message, if it decodes. */
@@ -260,6 +264,25 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   close(): Promise<void> {
     this.closing ??= this.closeAll();
     return this.closing;
+  }
+
+  /**
+   * Stores a REVOKED record for each message removed before it ran, which wakes its waiters, and
+   * settles the workflow steps after it: they will not run either, so they must not stay PENDING.
+   */
+  private async recordRemoved(removed: readonly PurgedMessage[], reason: 'revoked' | 'purged'): Promise<void> {
+    const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
+    for (let start = 0; start < removed.length; start += RECORD_CHUNK) {
+      const chunk = removed.slice(start, start + RECORD_CHUNK).map(({ id, body }) => ({ id, message: body === '' ? undefined : this.decodeOrUndefined(body) }));
+      const entries = chunk.map(({ id, message }): StoreEntry => {
+        const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason }, date: Date.now() }, ttl: message ? context.ttlOf(message) : this.options.resultTtl };
+        if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
+        return entry;
+      });
+      await this.backend.store(entries);
+      const flows = chunk.flatMap(({ id, message }) => (message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : []));
+      await Promise.all(flows);
+    }
   }
 
   /** Creates the broker for a URL; subclasses add schemes. */

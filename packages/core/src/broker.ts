@@ -42,6 +42,13 @@ export interface RecoveryReport {
   readonly dead: readonly DeadLetter[];
 }
 
+/** A message that `purge` removed before it ran. */
+export interface PurgedMessage {
+  readonly id: string;
+  /** Its encoded message, for the app to find its reply channel, result TTL and workflow. */
+  readonly body: string;
+}
+
 /** A revocation, as kept by the broker until it expires. */
 export interface Revocation {
   readonly id: string;
@@ -142,8 +149,11 @@ export interface Broker {
   listWorkers?(): Promise<WorkerInfo[]>;
   /** Counts messages by place: ready, delayed, active, dead. */
   stats(queue: string): Promise<QueueStats>;
-  /** Removes every ready and delayed message of a queue; returns how many. */
-  purge(queue: string): Promise<number>;
+  /**
+   * Removes every ready and delayed message of a queue and returns them. The broker stores no
+   * result: `app.purge()` records each as REVOKED (reason `purged`), which wakes their waiters.
+   */
+  purge(queue: string): Promise<PurgedMessage[]>;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

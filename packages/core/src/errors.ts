@@ -57,16 +57,20 @@ export interface RemoteError {
 export class TaskFailedError extends CeleriacError {
   /** The error the task raised, as the worker reported it. */
   readonly remote: RemoteError;
-  /** The id of the failed task. */
+  /** The id of the failed task (of the awaited task, when an earlier workflow step failed). */
   readonly taskId: string;
+  /** The earlier workflow step that raised `remote`, when this task did not run because of it. */
+  readonly failedStep: { id: string; task: string } | undefined;
 
-  constructor(taskId: string, taskName: string | undefined, remote: RemoteError) {
+  constructor(taskId: string, taskName: string | undefined, remote: RemoteError, failedStep?: { id: string; task: string }) {
     const label = taskName ? `${taskName}[${taskId}]` : taskId;
-    super('CELERIAC_TASK_FAILED', `Task ${label} failed: ${remote.name}: ${remote.message}`, {
-      cause: reviveRemoteError(remote),
-    });
+    const message = failedStep
+      ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it in the workflow, did not run)`
+      : `Task ${label} failed: ${remote.name}: ${remote.message}`;
+    super('CELERIAC_TASK_FAILED', message, { cause: reviveRemoteError(remote) });
     this.remote = remote;
     this.taskId = taskId;
+    this.failedStep = failedStep;
   }
 }
 

@@ -13,6 +13,7 @@ export type {
   DeadLetter,
   Delivery,
   PublishOutcome,
+  PurgedMessage,
   QueueStats,
   RecoveryReport,
   Revocation,

@@ -92,7 +92,7 @@ export class RedisBackend implements ResultBackend {
 
   async get(id: string): Promise<TaskRecord | undefined> {
     const text = await this.connection.client.get(this.keys.result(id)).catch((error: unknown) => {
-      throw unavailable(error, 'read a result');
+      throw unavailable(error, 'read a result', this.connection);
     });
     return text === null ? undefined : (this.codec.parse(text) as TaskRecord);
   }
@@ -100,7 +100,7 @@ export class RedisBackend implements ResultBackend {
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
     const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id))).catch((error: unknown) => {
-      throw unavailable(error, 'read results');
+      throw unavailable(error, 'read results', this.connection);
     });
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }

@@ -113,7 +113,7 @@ export class RedisBeatStore implements BeatStore {
     try {
       return await run();
     } catch (error) {
-      throw unavailable(error, action);
+      throw unavailable(error, action, this.connection);
     }
   }
 }

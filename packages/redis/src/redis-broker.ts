@@ -11,6 +11,7 @@ import {
   type Delivery,
   type Envelope,
   type PublishOutcome,
+  type PurgedMessage,
   type QueueStats,
   type RecoveryReport,
   type Revocation,
@@ -73,7 +74,7 @@ export class RedisBroker implements Broker {
     try {
       await Promise.all(calls);
     } catch (error) {
-      throw unavailable(error, 'publish');
+      throw unavailable(error, 'publish', this.connection);
     }
     return outcomes;
   }
@@ -166,7 +167,7 @@ export class RedisBroker implements Broker {
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
       if (woken || signal.aborted || this.closed) return { score: undefined, deliveries: [] };
-      throw unavailable(error, 'wait for work');
+      throw unavailable(error, 'wait for work', this.connection);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -317,8 +318,11 @@ export class RedisBroker implements Broker {
     return { ready: ready ?? 0, delayed: delayed ?? 0, active: active ?? 0, dead: dead ?? 0 };
   }
 
-  async purge(queue: string): Promise<number> {
-    return this.script<number>('purge', queue, []);
+  async purge(queue: string): Promise<PurgedMessage[]> {
+    const reply = await this.script<string[]>('purge', queue, []);
+    const removed: PurgedMessage[] = [];
+    for (let index = 0; index < reply.length; index += 2) removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
+    return removed;
   }
 
   async close(): Promise<void> {
