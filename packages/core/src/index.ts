@@ -56,6 +56,7 @@ export {
   type MessageCodecOptions,
   type TaskMessage,
 } from './message';
+export type { DeliveryCheck } from './internal/replay-window';
 export {
   APP_DEFAULTS,
   TASK_DEFAULTS,
