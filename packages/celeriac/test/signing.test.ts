@@ -1,5 +1,5 @@
-import { Celeriac } from 'celeriac';
-import { Codec, envelopeOf, MemoryBackend, MemoryBroker, type CeleriacOptions, type Delivery, type TaskMessage } from '@celeriac/core';
+import { Celeriac, currentTask } from 'celeriac';
+import { Codec, decodeMessage, envelopeOf, MemoryBackend, MemoryBroker, type CeleriacOptions, type Delivery, type TaskMessage } from '@celeriac/core';
 import { conformanceBrokerSettings, deferred } from '@celeriac/core/testing';
 import { captureLogs } from './support/app';
 
@@ -59,6 +59,24 @@ describe('signed messages (secret)', () => {
 
   describe('replay window', () => {
     const DAY = 86_400_000;
+
+    it('signs a retry again with the time it is due again, so the window counts from the retry', async () => {
+      const worker = app('right', false, { signatureMaxAge: '1m' });
+      worker.task('later', () => currentTask().retry({ countdown: '1h' }), { retries: 1 });
+      const requeued = deferred<{ id: string; body: string }>();
+      const requeue = broker.requeue.bind(broker);
+      broker.requeue = async (delivery, options) => {
+        await requeue(delivery, options);
+        requeued.resolve({ id: delivery.id, body: options?.body ?? delivery.body });
+      };
+      await worker.worker({ pool: 'inline', concurrency: 1, logger: captureLogs().logger }).start();
+      const sent = app('right').sendTask('later');
+      const { id, body } = await requeued.promise;
+      expect(id).toBe(sent.id);
+      // An hour later the retry is due: a one-minute window still lets it run.
+      const check = { id, maxAge: 60_000, now: Date.now() + 3_600_000 + 30_000 };
+      expect(decodeMessage(worker.codec, body, { secret: 'right', delivery: check })).toMatchObject({ id, retries: 1 });
+    });
 
     /** A message of `guarded` as the sender app builds it, changed by `edit`, then signed. */
     function signed(sender: Celeriac, edit: (message: TaskMessage) => void = () => undefined): { message: TaskMessage; body: string } {
