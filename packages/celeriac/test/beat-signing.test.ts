@@ -1,7 +1,8 @@
 /**
  * With a secret, the entries beat keeps in Redis are signed: an entry written straight into the
- * store by someone without the secret (HSET and a change notice) is refused with a warning and never
- * fired, while entries added through the app are signed and fire.
+ * store by someone without the secret (HSET and a change notice), unreadable, or signed with another
+ * secret is refused with a warning and never fired, while entries added through the app are signed
+ * and fire.
  */
 import { every, type FiredSlot } from 'celeriac';
 import type { BeatLogger } from '@celeriac/beat';
@@ -15,16 +16,16 @@ describe('signed beat entries on Redis', () => {
   });
   afterEach(() => fixture.cleanup());
 
-  it('refuses, with a warning, stored entries that are unsigned or signed with another secret, and fires those the app added', async () => {
+  it('refuses, with a warning, stored entries that are unsigned, unreadable or signed with another secret, and fires those the app added', async () => {
     const warnings: string[] = [];
-    const bothRefused = deferred();
+    const allRefused = deferred();
     const logger: BeatLogger = {
       debug: () => undefined,
       info: () => undefined,
       error: () => undefined,
       warn: (_fields, message) => {
         warnings.push(message);
-        if (warnings.some((line) => line.includes('"unsigned"')) && warnings.some((line) => line.includes('"forged"'))) bothRefused.resolve();
+        if (['"unsigned"', '"forged"', '"garbled"'].every((name) => warnings.some((line) => line.includes(name)))) allRefused.resolve();
       },
     };
     const scheduler = fixture.app({ secret: 'right' }).beat.scheduler({ lease: '2s', logger });
@@ -43,9 +44,9 @@ describe('signed beat entries on Redis', () => {
     const entry = (name: string) => ({ name, task: 'tick', schedule: { kind: 'every', every: 100 }, args: { json: [] }, options: {}, catchUp: 'once', updatedAt: Date.now() });
     const signedElsewhere = fixture.app({ secret: 'wrong' });
     await signedElsewhere.beat.add('forged', { task: 'tick', schedule: every('100ms') });
-    await fixture.redis().hset(entries, 'unsigned', JSON.stringify(entry('unsigned')));
+    await fixture.redis().hset(entries, 'unsigned', JSON.stringify(entry('unsigned')), 'garbled', '{ not json');
     await fixture.redis().publish(`${prefix}:beat:changes`, 'unsigned');
-    await bothRefused.promise;
+    await allRefused.promise;
     expect(warnings.find((line) => line.includes('"unsigned"'))).toMatch(/Refusing the stored entry unsigned: The stored beat entry "unsigned" is not signed, but this app requires signed entries/);
     expect(warnings.find((line) => line.includes('"forged"'))).toMatch(/Refusing the stored entry forged: The signature of the stored beat entry "forged" does not match/);
 
