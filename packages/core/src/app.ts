@@ -223,11 +223,13 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   }
 
   /**
-   * Decodes a message with the app's secret.
-   * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` or `CELERIAC_BAD_SIGNATURE`.
+   * Decodes a message with the app's secret. Given the id of the delivery about to run, a signed
+   * message must also be signed for that id and within `signatureMaxAge` of becoming due.
+   * @throws CeleriacError `CELERIAC_INVALID_MESSAGE`, `CELERIAC_BAD_SIGNATURE` or `CELERIAC_SIGNATURE_EXPIRED`.
    */
-  decode(body: string): TaskMessage {
-    return decodeMessage(this.codec, body, { secret: this.options.secret });
+  decode(body: string, deliveryId?: string): TaskMessage {
+    const delivery = deliveryId === undefined ? undefined : { id: deliveryId, maxAge: this.options.signatureMaxAge };
+    return decodeMessage(this.codec, body, { secret: this.options.secret, delivery });
   }
 
   /** The decoded message, or undefined when it does not decode (or is not signed as it must be). */

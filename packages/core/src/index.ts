@@ -6,6 +6,7 @@ export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } 
 export * from './canvas';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
+export { checkBeatEntrySignature, signBeatEntry } from './beat-entry-signature';
 export { BEAT_OPTION_KEYS, type BeatStore, type BeatTaskOptions, type CatchUpPolicy, type ClaimOutcome, type LeaseState, type ScheduleSpec, type SlotMark, type StoredBeatEntry } from './beat-store';
 export type {
   Broker,
@@ -60,6 +61,7 @@ export {
   type MessageCodecOptions,
   type TaskMessage,
 } from './message';
+export type { DeliveryCheck } from './internal/replay-window';
 export {
   APP_DEFAULTS,
   TASK_DEFAULTS,

@@ -2,10 +2,11 @@
  * The task message: what travels from the caller through the broker to a worker. It carries data
  * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
  */
-import { crypto } from './internal/lazy-crypto';
+import { hmac, sameMac } from './internal/hmac';
 import type { Flow } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
 import { CeleriacError } from './errors';
+import { checkReplayWindow, type DeliveryCheck } from './internal/replay-window';
 
 /** The current message format version. */
 export const MESSAGE_VERSION = 1;
@@ -73,6 +74,11 @@ export interface MessageCodecOptions {
   secret?: string;
   /** Maximum encoded size in bytes. */
   maxBytes?: number;
+  /**
+   * Decode only: the delivery a worker is about to run. With `secret`, the message must have been
+   * signed for this id and be within its replay window (see `signatureMaxAge`).
+   */
+  delivery?: DeliveryCheck;
 }
 
 const SIGNED_PREFIX = 'hmac-sha256:';
@@ -88,7 +94,7 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
   // Workflow steps carry arguments of their own: they travel through the codec too.
   if (message.flow !== undefined) wire.flow = codec.serialize(message.flow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
-  const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
+  const text = options.secret ? `${SIGNED_PREFIX}${hmac(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {
     const size = Buffer.byteLength(text);
     if (size > options.maxBytes) {
@@ -103,7 +109,8 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
 
 /**
  * Decodes and checks a message.
- * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` (not a message) or `CELERIAC_BAD_SIGNATURE`.
+ * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` (not a message), `CELERIAC_BAD_SIGNATURE` (forged,
+ * or copied under another id) or `CELERIAC_SIGNATURE_EXPIRED` (signed, but past its replay window).
  */
 export function decodeMessage(codec: Codec, text: string, options: MessageCodecOptions = {}): TaskMessage {
   let json = text;
@@ -111,7 +118,7 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     const end = text.indexOf(':', SIGNED_PREFIX.length);
     const mac = text.slice(SIGNED_PREFIX.length, end);
     json = text.slice(end + 1);
-    if (options.secret && (end < 0 || !sameMac(mac, sign(json, options.secret)))) {
+    if (options.secret && (end < 0 || !sameMac(mac, hmac(json, options.secret)))) {
       throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message signature does not match; it was forged or signed with another secret.');
     }
   } else if (options.secret) {
@@ -130,6 +137,7 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
   if (invalid !== undefined) {
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message's ${invalid} is not valid (${JSON.stringify(wire[invalid as keyof WireMessage])}); it was not sent by Celeriac's own calls, which check it.`);
   }
+  if (options.secret && options.delivery) checkReplayWindow(wire, options.delivery);
   let args: unknown;
   try {
     args = codec.deserialize(wire.args);
@@ -196,12 +204,3 @@ function invalidField(wire: WireMessage): string | undefined {
   return undefined;
 }
 
-function sign(json: string, secret: string): string {
-  return crypto().createHmac('sha256', secret).update(json).digest('hex');
-}
-
-function sameMac(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && crypto().timingSafeEqual(left, right);
-}

@@ -22,6 +22,7 @@ import { RecentNotices } from './recent-notices';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
+import { isNoPermission, noPermission } from './no-permission';
 import { unavailable } from './unavailable';
 
 interface Waiter {
@@ -81,7 +82,9 @@ export class RedisBackend implements ResultBackend {
       ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
       ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
     ]);
-    await Promise.all(writes);
+    await Promise.all(writes).catch((error: unknown) => {
+      throw isNoPermission(error) ? noPermission(error, 'store task records and announce them on their channels') : error;
+    });
     // Records sent to this client come back on its reply channel, in order; the others (revokes,
     // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
     for (const entry of entries) {

@@ -250,7 +250,9 @@ export class RedisBroker implements Broker {
     const now = Date.now();
     const payload = JSON.stringify(revocation);
     await runScript(client, 'revokeNote', [this.keys.revoked, this.keys.revokedInfo], [revocation.id, now + this.settings.revokeTtl, payload, now]);
-    await client.publish(this.keys.revokeChannel, payload);
+    await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
+      throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
+    });
     const queues = await client.smembers(this.keys.queues);
     const removed = await Promise.all(queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])));
     const body = removed.find((reply): reply is string => typeof reply === 'string');

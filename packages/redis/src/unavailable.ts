@@ -1,5 +1,6 @@
 /** Turns a lost connection into the error callers can branch on, naming the broker and why. */
 import { BrokerUnavailableError, CeleriacError } from '@celeriac/core';
+import { isNoPermission, noPermission } from './no-permission';
 import { redactUrl } from './redact-url';
 
 /** What the message says about the connection: its URL, and why its last attempt failed. */
@@ -8,9 +9,10 @@ export interface ConnectionFacts {
   readonly lastError: Error | undefined;
 }
 
-/** Wraps connection failures in BrokerUnavailableError; passes other errors through. */
+/** Wraps connection failures in BrokerUnavailableError and ACL refusals in `CELERIAC_NO_PERMISSION`; passes other errors through. */
 export function unavailable(error: unknown, action: string, connection: ConnectionFacts): unknown {
   if (error instanceof CeleriacError) return error;
+  if (isNoPermission(error)) return noPermission(error, action);
   const message = error instanceof Error ? error.message : String(error);
   const retriesUsed = error instanceof Error && error.name === 'MaxRetriesPerRequestError';
   const connectionLost = retriesUsed || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);

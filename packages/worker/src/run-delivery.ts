@@ -63,13 +63,14 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   const { app, logger } = run;
   let message: TaskMessage;
   try {
-    message = app.decode(delivery.body);
+    message = app.decode(delivery.body, delivery.id);
   } catch (error) {
     const reason = `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
-    // A forged message must not be able to write over a real task's record.
-    if ((error as CeleriacError).code !== 'CELERIAC_BAD_SIGNATURE') {
+    // A forged or replayed message must not be able to write over a real task's record.
+    const code = (error as CeleriacError).code;
+    if (code !== 'CELERIAC_BAD_SIGNATURE' && code !== 'CELERIAC_SIGNATURE_EXPIRED') {
       await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
     }
     return;
@@ -157,7 +158,8 @@ async function settle(
       return;
     }
     case 'retry': {
-      const body = app.encode({ ...message, retries: message.retries + 1 });
+      // Signed again with the time it is due again, so a retry stays inside the replay window.
+      const body = app.encode({ ...message, retries: message.retries + 1, eta: Date.now() + outcome.delay });
       await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
       logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
