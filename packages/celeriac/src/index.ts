@@ -54,6 +54,7 @@ export {
   type TaskOptions,
   type TaskRecord,
   type TaskState,
+  type TerminateSignal,
   type ValueOf,
 } from '@celeriac/core';
 // Values of @celeriac/worker and @celeriac/beat load on first use (see lazy-exports.ts).

@@ -40,6 +40,19 @@ describe('AsyncResult', () => {
     await expect(result.get({ timeout: '5s' })).resolves.toBe('done');
   });
 
+  it('get({ timeout }) past setTimeout’s 2^31-1 ms limit waits instead of timing out at once', async () => {
+    const slow = blocker<string>();
+    const task = t.app.task('slow', slow.fn);
+    await t.startWorker();
+    const result = task.delay();
+    const value = result.get({ timeout: '30d' });
+    await slow.started;
+    // A timer armed later than the get's: an overflowed one (1 ms) would have fired before it.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    slow.release('done');
+    await expect(value).resolves.toBe('done');
+  });
+
   it('state(), ready(), successful() and failed() follow a task from PENDING through STARTED to SUCCESS', async () => {
     const slow = blocker<string>();
     const task = t.app.task('slow', slow.fn);

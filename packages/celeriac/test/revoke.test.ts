@@ -65,4 +65,19 @@ describe('revoking tasks', () => {
     slow.release('finished anyway');
     await expect(result).resolves.toBe('finished anyway');
   });
+
+  it('revoke() refuses a terminate signal or grace it cannot use, naming the option', async () => {
+    await expect(t.app.revoke('some-id', { terminate: true, signal: 'SIGHUP' as never })).rejects.toMatchObject({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('signal') });
+    await expect(t.app.revoke('some-id', { terminate: true, grace: 'soon' as never })).rejects.toMatchObject({ code: 'CELERIAC_INVALID_DURATION', message: expect.stringContaining('grace') });
+    expect(await t.app.broker.listRevoked()).toEqual([]);
+  });
+
+  it('revoke({ terminate, signal, grace }) tells workers how to stop the run', async () => {
+    await t.app.revoke('some-id', { terminate: true, signal: 'SIGKILL', grace: '2s' });
+    await t.app.revoke('other-id', { signal: 'SIGKILL' });
+    expect(await t.app.broker.listRevoked()).toEqual([
+      { id: 'some-id', terminate: true, signal: 'SIGKILL', grace: 2_000 },
+      { id: 'other-id', terminate: false },
+    ]);
+  });
 });

@@ -46,4 +46,32 @@ describe('time limits in the inline pool', () => {
     await expect(reason.promise).resolves.toMatchObject({ name: 'TimeLimitExceededError' });
     await expect(next.delay()).resolves.toBe('served');
   });
+
+  it('hard limit: synchronous code that returns past its limit fails with TimeLimitExceededError, its result discarded', async () => {
+    const busy = t.app.task('busy', (ms: number) => {
+      const until = Date.now() + ms;
+      while (Date.now() < until) {
+        // Never yields: no timer can fire until it returns.
+      }
+      return 'done';
+    }, { timeLimit: 100 });
+    await t.startWorker();
+    await expect(busy.delay(300)).rejects.toMatchObject({
+      remote: { name: 'TimeLimitExceededError', code: 'CELERIAC_TIME_LIMIT_EXCEEDED', message: expect.stringContaining('--pool prefork') },
+    });
+  });
+
+  it('limits past setTimeout’s 2^31-1 ms (~24.8 days) do not fire early', async () => {
+    const patient = t.app.task('patient', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return currentTask().signal.aborted;
+    }, { softTimeLimit: '30d', timeLimit: '30d' });
+    const fromMessage = t.app.task('fromMessage', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return currentTask().signal.aborted;
+    });
+    await t.startWorker();
+    await expect(patient.delay()).resolves.toBe(false);
+    await expect(fromMessage.applyAsync([], { softTimeLimit: 1e12, timeLimit: 1e12 })).resolves.toBe(false);
+  });
 });

@@ -3,8 +3,11 @@
  * query object (`state()`, `info()`, `revoke()`...). Waiting is a backend notification, not polling.
  */
 import type { ResultBackend, TaskRecord } from './backend';
+import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
+import { setLongTimeout } from './internal/long-timeout';
+import type { StepFailureMeta } from './canvas/nodes';
 import { isReadyState, type TaskState } from './states';
 
 /** What an AsyncResult needs from its app. */
@@ -24,8 +27,23 @@ export interface ParentResult {
 
 /** Options of `AsyncResult.revoke()`. */
 export interface RevokeOptions {
-  /** Also abort the task if it is running (its `signal` aborts; process pools stop the run). */
+  /**
+   * Also stop the task if it is running: its `signal` aborts at once, and in the `prefork` and
+   * `fork` pools the child still running it after `grace` is killed with `signal` (the pool starts
+   * a new one). The inline pool can only abort the signal. The task ends REVOKED (`terminated`).
+   */
   terminate?: boolean;
+  /**
+   * With `terminate`: the signal that kills a pool child still running the task.
+   * @defaultValue `'SIGTERM'`
+   */
+  signal?: TerminateSignal;
+  /**
+   * With `terminate`: how long the task may run on after its `signal` aborted before its pool child
+   * is killed (`0`: at once).
+   * @defaultValue `'1s'`
+   */
+  grace?: Duration;
 }
 
 /** Options of `AsyncResult.get()`. */
@@ -163,14 +181,14 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     if (timeout === undefined) return this.orPublishFailure(this.source.backend.waitFor(this.id, undefined, hint));
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();
-    const timer = setTimeout(
+    const timer = setLongTimeout(
       () => controller.abort(new TimeoutError(`Task ${this.id} did not finish within ${ms} ms.`)),
       ms,
     );
     try {
       return await this.orPublishFailure(this.source.backend.waitFor(this.id, controller.signal, hint));
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   }
 
@@ -184,15 +202,17 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       case 'SUCCESS':
         return record.result as T;
       case 'FAILURE':
-        return new TaskFailedError(
-          this.id,
-          record.task ?? this.taskName,
-          record.error ?? { name: 'Error', message: 'unknown failure' },
-        );
+        return new TaskFailedError(this.id, record.task ?? this.taskName, record.error ?? { name: 'Error', message: 'unknown failure' }, failedStepOf(record));
       default: {
         const reason = (record.meta as { reason?: string } | undefined)?.reason ?? 'revoked';
         return new TaskRevokedError(this.id, reason);
       }
     }
   }
+}
+
+/** The earlier workflow step whose error a record carries (see StepFailureMeta), if any. */
+function failedStepOf(record: TaskRecord): { id: string; task: string } | undefined {
+  const meta = record.meta as Partial<StepFailureMeta> | undefined;
+  return typeof meta?.cause === 'string' && typeof meta.causeTask === 'string' ? { id: meta.cause, task: meta.causeTask } : undefined;
 }

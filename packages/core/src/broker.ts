@@ -47,12 +47,26 @@ export interface RecoveryReport {
   readonly dead: readonly DeadLetter[];
 }
 
+/** A message that `purge` removed before it ran. */
+export interface PurgedMessage {
+  readonly id: string;
+  /** Its encoded message, for the app to find its reply channel, result TTL and workflow. */
+  readonly body: string;
+}
+
 /** A revocation, as kept by the broker until it expires. */
 export interface Revocation {
   readonly id: string;
   /** Also stop the task if it is running. */
   readonly terminate: boolean;
+  /** With `terminate`: the signal that kills a pool child still running the task after `grace` (absent: SIGTERM). */
+  readonly signal?: TerminateSignal;
+  /** With `terminate`: how long a pool child may run on after the task's signal aborted, in ms (absent: 1 s). */
+  readonly grace?: number;
 }
+
+/** The signals `revoke({ terminate: true, signal })` may kill a pool child with. */
+export type TerminateSignal = 'SIGTERM' | 'SIGKILL';
 
 /** Settings every broker receives from the app. */
 export interface BrokerSettings {
@@ -142,8 +156,11 @@ export interface Broker {
   listWorkers?(): Promise<WorkerInfo[]>;
   /** Counts messages by place: ready, delayed, active, dead. */
   stats(queue: string): Promise<QueueStats>;
-  /** Removes every ready and delayed message of a queue; returns how many. */
-  purge(queue: string): Promise<number>;
+  /**
+   * Removes every ready and delayed message of a queue and returns them. The broker stores no
+   * result: `app.purge()` records each as REVOKED (reason `purged`), which wakes their waiters.
+   */
+  purge(queue: string): Promise<PurgedMessage[]>;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ export type CeleriacErrorCode =
   | 'CELERIAC_INVALID_MESSAGE'
   | 'CELERIAC_RECORD_REFUSED'
   | 'CELERIAC_BAD_SIGNATURE'
+  | 'CELERIAC_SIGNATURE_EXPIRED'
+  | 'CELERIAC_NO_PERMISSION'
   | 'CELERIAC_TASK_FAILED'
   | 'CELERIAC_TASK_REVOKED'
   | 'CELERIAC_TIMEOUT'
@@ -58,16 +60,20 @@ export interface RemoteError {
 export class TaskFailedError extends CeleriacError {
   /** The error the task raised, as the worker reported it. */
   readonly remote: RemoteError;
-  /** The id of the failed task. */
+  /** The id of the failed task (of the awaited task, when an earlier workflow step failed). */
   readonly taskId: string;
+  /** The earlier workflow step that raised `remote`, when this task did not run because of it. */
+  readonly failedStep: { id: string; task: string } | undefined;
 
-  constructor(taskId: string, taskName: string | undefined, remote: RemoteError) {
+  constructor(taskId: string, taskName: string | undefined, remote: RemoteError, failedStep?: { id: string; task: string }) {
     const label = taskName ? `${taskName}[${taskId}]` : taskId;
-    super('CELERIAC_TASK_FAILED', `Task ${label} failed: ${remote.name}: ${remote.message}`, {
-      cause: reviveRemoteError(remote),
-    });
+    const message = failedStep
+      ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it in the workflow, did not run)`
+      : `Task ${label} failed: ${remote.name}: ${remote.message}`;
+    super('CELERIAC_TASK_FAILED', message, { cause: reviveRemoteError(remote) });
     this.remote = remote;
     this.taskId = taskId;
+    this.failedStep = failedStep;
   }
 }
 
@@ -148,10 +154,18 @@ export class SoftTimeLimitError extends CeleriacError {
   }
 }
 
-/** The task ran past its hard time limit and was stopped. */
+/**
+ * The task ran past its hard time limit and was stopped, or (in the inline pool, which cannot stop
+ * synchronous code) returned only after it: its result is discarded.
+ */
 export class TimeLimitExceededError extends CeleriacError {
-  constructor(limitMs: number) {
-    super('CELERIAC_TIME_LIMIT_EXCEEDED', `Hard time limit of ${limitMs} ms exceeded; the task was stopped.`);
+  constructor(limitMs: number, tookMs?: number) {
+    super(
+      'CELERIAC_TIME_LIMIT_EXCEEDED',
+      tookMs === undefined
+        ? `Hard time limit of ${limitMs} ms exceeded; the task was stopped.`
+        : `Hard time limit of ${limitMs} ms exceeded: the task returned after ${Math.round(tookMs)} ms, and its result was discarded. The inline pool cannot interrupt synchronous code; run such tasks with --pool prefork or fork.`,
+    );
   }
 }
 

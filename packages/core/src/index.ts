@@ -6,6 +6,7 @@ export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } 
 export * from './canvas';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
+export { checkBeatEntrySignature, signBeatEntry } from './beat-entry-signature';
 export { BEAT_OPTION_KEYS, type BeatStore, type BeatTaskOptions, type CatchUpPolicy, type ClaimOutcome, type LeaseState, type ScheduleSpec, type SlotMark, type StoredBeatEntry } from './beat-store';
 export type {
   Broker,
@@ -13,9 +14,11 @@ export type {
   DeadLetter,
   Delivery,
   PublishOutcome,
+  PurgedMessage,
   QueueStats,
   RecoveryReport,
   Revocation,
+  TerminateSignal,
   WorkerInfo,
 } from './broker';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
@@ -44,6 +47,8 @@ export {
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
+export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } from './internal/long-timeout';
+export { TERMINATE_GRACE_MS, terminationOf, type Termination } from './internal/revocation';
 export { logsAt, warningsToStderr, type Logger, type LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
@@ -59,6 +64,7 @@ export {
   type MessageCodecOptions,
   type TaskMessage,
 } from './message';
+export type { DeliveryCheck } from './internal/replay-window';
 export {
   APP_DEFAULTS,
   TASK_DEFAULTS,

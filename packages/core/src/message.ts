@@ -2,10 +2,11 @@
  * The task message: what travels from the caller through the broker to a worker. It carries data
  * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
  */
-import { crypto } from './internal/lazy-crypto';
+import { hmac, sameMac } from './internal/hmac';
 import type { Flow } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
 import { CeleriacError, InvalidMessageError } from './errors';
+import { checkReplayWindow, type DeliveryCheck } from './internal/replay-window';
 import { messageProblem, serializedProblem } from './message-schema';
 
 /** The current message format version. */
@@ -74,6 +75,11 @@ export interface MessageCodecOptions {
   secret?: string;
   /** Maximum encoded size in bytes. */
   maxBytes?: number;
+  /**
+   * Decode only: the delivery a worker is about to run. With `secret`, the message must have been
+   * signed for this id and be within its replay window (see `signatureMaxAge`).
+   */
+  delivery?: DeliveryCheck;
 }
 
 const SIGNED_PREFIX = 'hmac-sha256:';
@@ -89,7 +95,7 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
   // Workflow steps carry arguments of their own: they travel through the codec too.
   if (message.flow !== undefined) wire.flow = codec.serialize(message.flow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
-  const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
+  const text = options.secret ? `${SIGNED_PREFIX}${hmac(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {
     const size = Buffer.byteLength(text);
     if (size > options.maxBytes) {
@@ -105,7 +111,8 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
 /**
  * Decodes and checks a message.
  * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` (not a message; an {@link InvalidMessageError}
- * when a field is wrong) or `CELERIAC_BAD_SIGNATURE`.
+ * when a field is wrong), `CELERIAC_BAD_SIGNATURE` (forged, or copied under another id) or
+ * `CELERIAC_SIGNATURE_EXPIRED` (signed, but past its replay window).
  */
 export function decodeMessage(codec: Codec, text: string, options: MessageCodecOptions = {}): TaskMessage {
   let json = text;
@@ -113,7 +120,7 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     const end = text.indexOf(':', SIGNED_PREFIX.length);
     const mac = text.slice(SIGNED_PREFIX.length, end);
     json = text.slice(end + 1);
-    if (options.secret && (end < 0 || !sameMac(mac, sign(json, options.secret)))) {
+    if (options.secret && (end < 0 || !sameMac(mac, hmac(json, options.secret)))) {
       throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message signature does not match; it was forged or signed with another secret.');
     }
   } else if (options.secret) {
@@ -128,6 +135,7 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
   if (!isWireMessage(wire)) {
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The message lacks arguments or a supported version.');
   }
+  if (options.secret && options.delivery) checkReplayWindow(wire, options.delivery);
   const wireProblem = serializedProblem(wire.args, 'args') ?? (wire.flow === undefined ? undefined : serializedProblem(wire.flow, 'flow'));
   if (wireProblem !== undefined) throw new InvalidMessageError(wireProblem);
   let args: unknown;
@@ -167,12 +175,3 @@ function isWireMessage(value: unknown): value is WireMessage {
   return wire.version === MESSAGE_VERSION && typeof wire.args === 'object' && wire.args !== null;
 }
 
-function sign(json: string, secret: string): string {
-  return crypto().createHmac('sha256', secret).update(json).digest('hex');
-}
-
-function sameMac(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && crypto().timingSafeEqual(left, right);
-}

@@ -25,6 +25,7 @@ import { RecentNotices } from './recent-notices';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
+import { isNoPermission, noPermission } from './no-permission';
 import { unavailable } from './unavailable';
 
 interface Waiter {
@@ -96,7 +97,9 @@ export class RedisBackend implements ResultBackend {
       ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
       ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
     ]);
-    await Promise.all(writes);
+    await Promise.all(writes).catch((error: unknown) => {
+      throw isNoPermission(error) ? noPermission(error, 'store task records and announce them on their channels') : error;
+    });
     // Records sent to this client come back on its reply channel, in order; the others (revokes,
     // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
     for (const entry of entries) {
@@ -109,7 +112,7 @@ export class RedisBackend implements ResultBackend {
 
   async get(id: string): Promise<TaskRecord | undefined> {
     const text = await this.connection.client.get(this.keys.result(id)).catch((error: unknown) => {
-      throw unavailable(error, 'read a result');
+      throw unavailable(error, 'read a result', this.connection);
     });
     return text === null ? undefined : (this.codec.parse(text) as TaskRecord);
   }
@@ -117,7 +120,7 @@ export class RedisBackend implements ResultBackend {
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
     const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id))).catch((error: unknown) => {
-      throw unavailable(error, 'read results');
+      throw unavailable(error, 'read results', this.connection);
     });
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }

@@ -11,6 +11,7 @@ import {
   type Delivery,
   type Envelope,
   type PublishOutcome,
+  type PurgedMessage,
   type QueueStats,
   type RecoveryReport,
   type Revocation,
@@ -73,7 +74,7 @@ export class RedisBroker implements Broker {
     try {
       await Promise.all(calls);
     } catch (error) {
-      throw unavailable(error, 'publish');
+      throw unavailable(error, 'publish', this.connection);
     }
     return outcomes;
   }
@@ -166,7 +167,7 @@ export class RedisBroker implements Broker {
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
       if (woken || signal.aborted || this.closed) return { score: undefined, deliveries: [] };
-      throw unavailable(error, 'wait for work');
+      throw unavailable(error, 'wait for work', this.connection);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -250,7 +251,9 @@ export class RedisBroker implements Broker {
     const now = Date.now();
     const payload = JSON.stringify(revocation);
     await runScript(client, 'revokeNote', [this.keys.revoked, this.keys.revokedInfo], [revocation.id, now + this.settings.revokeTtl, payload, now]);
-    await client.publish(this.keys.revokeChannel, payload);
+    await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
+      throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
+    });
     const queues = await client.smembers(this.keys.queues);
     const removed = await Promise.all(queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])));
     const body = removed.find((reply): reply is string => typeof reply === 'string');
@@ -316,8 +319,11 @@ export class RedisBroker implements Broker {
     return { ready: ready ?? 0, delayed: delayed ?? 0, active: active ?? 0, dead: dead ?? 0 };
   }
 
-  async purge(queue: string): Promise<number> {
-    return this.script<number>('purge', queue, []);
+  async purge(queue: string): Promise<PurgedMessage[]> {
+    const reply = await this.script<string[]>('purge', queue, []);
+    const removed: PurgedMessage[] = [];
+    for (let index = 0; index < reply.length; index += 2) removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
+    return removed;
   }
 
   async close(): Promise<void> {

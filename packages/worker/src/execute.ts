@@ -3,14 +3,18 @@
  * signal and time limits, and reduces whatever happens to an {@link ExecutionResult}.
  */
 import {
+  clearLongTimeout,
   runAsSoleTask,
+  setLongTimeout,
   runWithTaskContext,
   RetryRequest,
   SoftTimeLimitError,
   TimeLimitExceededError,
+  type LongTimeout,
   type RetryOptions,
   type TaskContext,
 } from '@celeriac/core';
+import { monotonicMs } from './pool/child-clock';
 import type { TaskJob } from './task-job';
 
 /** How one run ended. */
@@ -25,6 +29,8 @@ export type ExecuteInput = TaskJob;
 export function execute(input: ExecuteInput): Promise<ExecutionResult> {
   const { message, definition, softTimeLimit, timeLimit } = input;
   const context = createContext(input);
+  // Read before the function starts: synchronous code runs to its end before any timer can fire.
+  const began = timeLimit === undefined ? 0 : monotonicMs();
   const run = (async (): Promise<ExecutionResult> => {
     try {
       const runWithContext = input.soleInProcess ? runAsSoleTask : runWithTaskContext;
@@ -36,20 +42,20 @@ export function execute(input: ExecuteInput): Promise<ExecutionResult> {
   })();
   // Most tasks have no time limit: their run is the result, with no wrapper to wait through.
   if (softTimeLimit === undefined && timeLimit === undefined) return run;
-  return withTimeLimits(input, run);
+  return withTimeLimits(input, run, began);
 }
 
 /** Arms the soft and hard time limits around a run. */
-async function withTimeLimits(input: ExecuteInput, run: Promise<ExecutionResult>): Promise<ExecutionResult> {
+async function withTimeLimits(input: ExecuteInput, run: Promise<ExecutionResult>, began: number): Promise<ExecutionResult> {
   const { softTimeLimit, timeLimit, stop } = input;
-  let soft: NodeJS.Timeout | undefined;
-  let hard: NodeJS.Timeout | undefined;
-  if (softTimeLimit !== undefined) soft = setTimeout(() => stop.abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit);
+  let soft: LongTimeout | undefined;
+  let hard: LongTimeout | undefined;
+  if (softTimeLimit !== undefined) soft = setLongTimeout(() => stop.abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit);
   const hardLimit =
     timeLimit === undefined
       ? undefined
       : new Promise<ExecutionResult>((resolve) => {
-          hard = setTimeout(() => {
+          hard = setLongTimeout(() => {
             const error = new TimeLimitExceededError(timeLimit);
             stop.abort(error);
             resolve({ kind: 'failure', error, timedOut: true });
@@ -57,10 +63,14 @@ async function withTimeLimits(input: ExecuteInput, run: Promise<ExecutionResult>
         });
   try {
     // An inline run cannot be killed: past the hard limit it is abandoned (its signal has aborted).
-    return await (hardLimit ? Promise.race([run, hardLimit]) : run);
+    const result = await (hardLimit ? Promise.race([run, hardLimit]) : run);
+    // Code that never yielded kept the timer from firing: a run that returned late still failed.
+    if (timeLimit === undefined || (result.kind === 'failure' && result.timedOut)) return result;
+    const took = monotonicMs() - began;
+    return took >= timeLimit ? { kind: 'failure', error: new TimeLimitExceededError(timeLimit, took), timedOut: true } : result;
   } finally {
-    clearTimeout(soft);
-    clearTimeout(hard);
+    clearLongTimeout(soft);
+    clearLongTimeout(hard);
   }
 }
 

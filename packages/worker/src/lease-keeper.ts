@@ -2,7 +2,7 @@
  * Keeps the leases of this worker's tasks alive, and returns lapsed tasks of dead workers to their
  * queues: one broker call each, every third of the visibility timeout. No monitor process needed.
  */
-import { toRemoteError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry, type TaskMessage } from '@celeriac/core';
+import { MAX_TIMER_DELAY, toRemoteError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry, type TaskMessage } from '@celeriac/core';
 import type { Logger } from './logger';
 
 /** What the keeper needs. */
@@ -34,7 +34,8 @@ export class LeaseKeeper {
 
   /** Starts the timer; the first sweep runs at once so tasks of a crashed predecessor come back quickly. */
   start(): void {
-    const interval = Math.max(250, Math.floor(this.options.visibilityTimeout / 3));
+    // Renewing sooner than needed is harmless; an interval past setInterval's limit would fire every 1 ms.
+    const interval = Math.min(MAX_TIMER_DELAY, Math.max(250, Math.floor(this.options.visibilityTimeout / 3)));
     this.timer = setInterval(() => void this.tick(), interval);
     void this.tick();
   }

@@ -12,7 +12,7 @@ export class Revocations {
   constructor(
     private readonly broker: Broker,
     private readonly ttl: number,
-    private readonly onTerminate: (id: string) => void,
+    private readonly onTerminate: (revocation: Revocation) => void,
   ) {}
 
   /** Subscribes first, then loads the stored list, so no revocation falls in between. */
@@ -37,6 +37,6 @@ export class Revocations {
 
   private add(revocation: Revocation): void {
     this.ids.set(revocation.id, Date.now() + this.ttl);
-    if (revocation.terminate) this.onTerminate(revocation.id);
+    if (revocation.terminate) this.onTerminate(revocation);
   }
 }

@@ -13,6 +13,7 @@ import {
   optionalMilliseconds,
   toRemoteError,
   UnknownTaskError,
+  WorkerLostError,
   type Broker,
   type Delivery,
   type RemoteError,
@@ -82,16 +83,17 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   }
   let message: TaskMessage;
   try {
-    message = app.decode(delivery.body);
+    message = app.decode(delivery.body, delivery.id);
     // Records and acks go by the queued id: a message queued under another id would settle one
-    // task's entry with another task's record.
+    // task's entry with another task's record (a signed one is refused as a replay in decode).
     if (message.id !== delivery.id) throw new InvalidMessageError(`id must be the id it is queued under (${JSON.stringify(delivery.id)}), not ${JSON.stringify(message.id)}`);
   } catch (error) {
     const reason = error instanceof InvalidMessageError ? `invalid message: ${error.problem}` : `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
-    // A forged message must not be able to write over a real task's record.
-    if ((error as CeleriacError).code !== 'CELERIAC_BAD_SIGNATURE') {
+    // A forged or replayed message must not be able to write over a real task's record.
+    const code = (error as CeleriacError).code;
+    if (code !== 'CELERIAC_BAD_SIGNATURE' && code !== 'CELERIAC_SIGNATURE_EXPIRED') {
       await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
     }
     return;
@@ -185,7 +187,8 @@ async function settle(
       return;
     }
     case 'retry': {
-      const body = app.encode({ ...message, retries: message.retries + 1 });
+      // Signed again with the time it is due again, so a retry stays inside the replay window.
+      const body = app.encode({ ...message, retries: message.retries + 1, eta: Date.now() + outcome.delay });
       await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
       logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
@@ -230,6 +233,22 @@ function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reaso
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
   return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }));
+}
+
+/**
+ * Hands a task still running at shutdown back to its queue. That run is lost, so it counts as a
+ * lost delivery: a task that outlasts every shutdown (or brings its worker down) is dead-lettered
+ * at `maxDeliveries` instead of being handed from worker to worker forever.
+ */
+export async function handBackRunning(run: RunContext, delivery: Delivery): Promise<void> {
+  const why = 'still running when its worker shut down';
+  if ((await run.broker.requeueLost(delivery, why)) !== 'dead') return;
+  const message = run.app.decodeOrUndefined(delivery.body);
+  const max = run.app.options.maxDeliveries;
+  const error = toRemoteError(new WorkerLostError(`Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`));
+  run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);
+  await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
+  if (message?.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
 }
 
 /** Settles the workflow after a task that was dead-lettered without running to an end. */

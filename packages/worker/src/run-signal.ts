@@ -2,6 +2,7 @@
  * The abort signal of one task run, created only if someone reads it: most runs never do, and an
  * AbortController per task is a measurable share of a no-op task's cost.
  */
+import type { Termination } from '@celeriac/core';
 
 /** A lazily created AbortSignal that the worker can abort (revoke, shutdown, time limits). */
 export class RunSignal {
@@ -33,6 +34,16 @@ export class RunSignal {
 
   /** True when the worker gave the task back to the queue: whatever the run does now must not be recorded. */
   abandoned = false;
+
+  /** Set when the run was revoked with terminate: how a pool stops a child that runs on. */
+  termination: Termination | undefined;
+
+  /** Aborts the run for a revoke with terminate; a pool kills the child still running it after the grace. */
+  terminate(reason: unknown, termination: Termination): void {
+    if (this.abortedWith) return;
+    this.termination = termination;
+    this.abort(reason);
+  }
 
   /** Aborts the run and disowns its outcome (the task was handed back to the queue). */
   abandon(reason: unknown): void {

@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, toRemoteError, type Broker, type Closeable, type Delivery } from '@celeriac/core';
+import { CeleriacError, clearLongTimeout, setLongTimeout, terminationOf, toRemoteError, type Broker, type Closeable, type Delivery, type LongTimeout, type Revocation } from '@celeriac/core';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
@@ -17,7 +17,7 @@ import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
-import { failDeadLettered, runDelivery, type RunContext } from './run-delivery';
+import { failDeadLettered, handBackRunning, runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
@@ -93,7 +93,7 @@ export class Worker implements Closeable {
     this.broker = broker;
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
-    this.revocations = new Revocations(broker, options.revokeTtl, (id) => this.terminate(id));
+    this.revocations = new Revocations(broker, options.revokeTtl, (revocation) => this.terminate(revocation));
     this.leases = new LeaseKeeper({
       broker,
       queues: this.options.queues,
@@ -255,8 +255,9 @@ export class Worker implements Closeable {
     wake?.();
   }
 
-  private terminate(id: string): void {
-    this.running.get(id)?.stop.abort(new Error(`Task ${id} was revoked with terminate`));
+  private terminate(revocation: Revocation): void {
+    const { id } = revocation;
+    this.running.get(id)?.stop.terminate(new Error(`Task ${id} was revoked with terminate`), terminationOf(revocation));
   }
 
   private async shutdown(): Promise<void> {
@@ -291,7 +292,8 @@ export class Worker implements Closeable {
       const left = [...this.running.values()];
       logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
       for (const run of left) run.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
-      await Promise.allSettled(left.map((run) => this.broker.requeue(run.delivery)));
+      // Only a run that began was lost (and counts); one that never began goes back uncounted.
+      await Promise.allSettled(left.map((run) => (run.stop.started ? handBackRunning(this.runContext, run.delivery) : this.broker.requeue(run.delivery))));
     }
     await this.settler.drain();
     await this.runner.close({ force: !finished });
@@ -306,15 +308,15 @@ export class Worker implements Closeable {
 
 /** Resolves true when all promises settle within `ms` (and before `forced` aborts), false otherwise. */
 async function waitAll(promises: Array<Promise<void>>, ms: number, forced: AbortSignal): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+    timer = setLongTimeout(() => resolve(false), ms);
     forced.addEventListener('abort', () => resolve(false), { once: true });
   });
   try {
     return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
   } finally {
-    clearTimeout(timer);
+    clearLongTimeout(timer);
   }
 }
 

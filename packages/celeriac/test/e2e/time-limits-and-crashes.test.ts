@@ -17,6 +17,17 @@ describe('celeriac worker: hard limits and crashes', () => {
     await expect(client.sendTask('e2e.add', [2, 3]).get({ timeout: 20_000 })).resolves.toBe(5);
   });
 
+  it.each([
+    ['prefork', ['--time-limit', '30d', '--soft-time-limit', '30d'], {}],
+    ['fork', [], { timeLimit: 1e12, softTimeLimit: 1e12 }],
+  ] as const)('--pool %s: limits past setTimeout’s 2^31-1 ms (%j %j) let a task run to its end', async (pool, flags, limits) => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', pool, ...flags]);
+    await worker.ready();
+    const client = fixture.app();
+    await expect(client.sendTask<number>('e2e.sleep', [50], limits).get({ timeout: 20_000 })).resolves.toEqual(expect.any(Number));
+  });
+
   it('retries a task whose child crashed, then fails it with WorkerLostError', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork']);

@@ -18,6 +18,8 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
   if (!/^[\w.:-]+$/.test(prefix)) throw invalid('prefix', prefix, 'letters, digits, and . : _ - only');
   const visibilityTimeout = toMilliseconds(options.visibilityTimeout ?? APP_DEFAULTS.visibilityTimeout, 'visibilityTimeout');
   if (visibilityTimeout < 1000) throw invalid('visibilityTimeout', options.visibilityTimeout, 'at least 1s');
+  const signatureMaxAge = toMilliseconds(options.signatureMaxAge ?? APP_DEFAULTS.signatureMaxAge, 'signatureMaxAge');
+  if (signatureMaxAge < 1000) throw invalid('signatureMaxAge', options.signatureMaxAge, 'at least 1s');
   return {
     broker,
     backend: options.backend ?? (typeof broker === 'string' ? broker : APP_DEFAULTS.broker),
@@ -27,6 +29,7 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
     defaultQueue: options.defaultQueue ?? APP_DEFAULTS.defaultQueue,
     maxDeliveries,
     secret: options.secret,
+    signatureMaxAge,
     maxMessageSize,
     revokeTtl: toMilliseconds(options.revokeTtl ?? APP_DEFAULTS.revokeTtl, 'revokeTtl'),
   };

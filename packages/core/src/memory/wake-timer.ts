@@ -1,6 +1,5 @@
 /** One re-armable timer that fires at an absolute time (long delays are split under setTimeout's limit). */
-
-const MAX_TIMEOUT = 2_147_483_647;
+import { MAX_TIMER_DELAY } from '../internal/long-timeout';
 
 /** Fires `callback` once at the time last given to `at()`. */
 export class WakeTimer {
@@ -14,7 +13,7 @@ export class WakeTimer {
     if (this.handle && time === this.due) return;
     this.cancel();
     this.due = time;
-    const wait = Math.min(Math.max(0, time - Date.now()), MAX_TIMEOUT);
+    const wait = Math.min(Math.max(0, time - Date.now()), MAX_TIMER_DELAY);
     this.handle = setTimeout(() => {
       this.handle = undefined;
       if (Date.now() >= this.due) {

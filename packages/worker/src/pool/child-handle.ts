@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
+import { clearLongTimeout, setLongTimeout, TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type LongTimeout, type RemoteError, type Termination } from '@celeriac/core';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
 import { CODE_CACHE_ENV } from './code-cache';
@@ -43,6 +43,9 @@ export type ChildState = 'starting' | 'idle' | 'busy' | 'dead';
  */
 export const RESPAWN_DELAY_MS = 1_000;
 
+/** How long a child sent SIGTERM by a revoke with terminate may take to exit before it gets SIGKILL (ms). */
+const KILL_ESCALATION_MS = 5_000;
+
 /** A job the child never began (it died first): the pool runs it elsewhere, at no cost to the task. */
 export const UNSTARTED = 'unstarted';
 
@@ -55,7 +58,9 @@ interface Held {
   beganAt: number;
   /** A withdraw was sent: the child gives it back unless it already began. */
   withdrawing: boolean;
-  timer: NodeJS.Timeout | undefined;
+  timer: LongTimeout | undefined;
+  /** Kills the child if it still runs the job after a terminate's grace. */
+  terminator: LongTimeout | undefined;
   killedFor: RemoteError | undefined;
   /** Settles with the job's outcome. */
   ended?: Promise<unknown>;
@@ -176,12 +181,14 @@ export class ChildHandle {
         job,
         resolve: (outcome) => {
           stopListening();
+          clearLongTimeout(held.terminator);
           resolve(outcome);
         },
         started: false,
         beganAt: 0,
         withdrawing: false,
         timer: undefined,
+        terminator: undefined,
         killedFor: undefined,
       };
       this.held.set(jobId, held);
@@ -195,6 +202,7 @@ export class ChildHandle {
       stopListening = job.stop.onAbort((reason) => {
         if (job.stop.abandoned && held.started) return this.kill(toRemoteError(reason));
         this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
+        if (job.stop.termination) this.terminateAfterGrace(held, job.stop.termination, reason);
       });
     });
     held.ended = ended;
@@ -246,6 +254,23 @@ export class ChildHandle {
     this.child.kill('SIGKILL');
   }
 
+  /**
+   * Revoked with terminate: the job's signal has aborted; a run that has not ended after the grace
+   * (a task that ignores its signal, or never yields) is ended by killing its child, the only way
+   * to take back its slot. A child that survives SIGTERM (the app handles it) gets SIGKILL later.
+   */
+  private terminateAfterGrace(held: Held, { signal, graceMs }: Termination, reason: unknown): void {
+    held.terminator = setLongTimeout(() => {
+      if (this.held.get(held.jobId) !== held || !held.started) return;
+      held.killedFor = toRemoteError(reason);
+      this.child.kill(signal);
+      if (signal === 'SIGKILL') return;
+      setTimeout(() => {
+        if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+      }, KILL_ESCALATION_MS).unref();
+    }, graceMs);
+  }
+
   /** Asks the child to leave once idle (it exits when its pipe closes). */
   retire(): void {
     this.stateValue = 'dead';
@@ -260,7 +285,7 @@ export class ChildHandle {
     held.job.onStart();
     if (held.job.timeLimit !== undefined) {
       const limit = held.job.timeLimit;
-      held.timer = setTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
+      held.timer = setLongTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
     }
   }
 
@@ -271,7 +296,7 @@ export class ChildHandle {
    * child begins the next one instead.
    */
   private unbegin(held: Held): void {
-    clearTimeout(held.timer);
+    clearLongTimeout(held.timer);
     held.started = false;
     held.job.stop.started = false;
     held.job.onUnstart();
@@ -320,7 +345,7 @@ export class ChildHandle {
         this.spec.onHookError?.(message.hook, message.error);
         return;
       case 'done': {
-        clearTimeout(held.timer);
+        clearLongTimeout(held.timer);
         this.held.delete(message.jobId);
         if (held.started && message.dropped) {
           this.unbegin(held);
@@ -344,7 +369,7 @@ export class ChildHandle {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.stateValue = 'dead';
     for (const held of this.held.values()) {
-      clearTimeout(held.timer);
+      clearLongTimeout(held.timer);
       if (!held.started) {
         held.resolve(UNSTARTED);
         continue;

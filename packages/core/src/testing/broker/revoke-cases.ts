@@ -21,12 +21,12 @@ export function revokeCases(open: OpenBroker): void {
   it('revoke leaves a running message leased, and remembers revocations of running and unknown ids', async () => {
     const { broker } = await open();
     const running = await publishAndReserve(broker, envelope('running'));
-    expect(await broker.revoke({ id: 'running', terminate: true })).toEqual({ removed: false });
+    expect(await broker.revoke({ id: 'running', terminate: true, signal: 'SIGTERM', grace: 2_000 })).toEqual({ removed: false });
     expect(await broker.revoke({ id: 'unknown', terminate: false })).toEqual({ removed: false });
     expect(await broker.stats(QUEUE)).toEqual({ ...EMPTY, active: 1 });
     const revoked = await broker.listRevoked();
     expect([...revoked].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
-      { id: 'running', terminate: true },
+      { id: 'running', terminate: true, signal: 'SIGTERM', grace: 2_000 },
       { id: 'unknown', terminate: false },
     ]);
     await broker.ack([running]);
@@ -57,15 +57,16 @@ export function revokeCases(open: OpenBroker): void {
       seenByB.push(revocation);
       if (seenByB.length === 2) bGotTwo.resolve();
     });
-    await writer.revoke({ id: 'first', terminate: true });
+    await writer.revoke({ id: 'first', terminate: true, signal: 'SIGKILL', grace: 0 });
     await aGotOne.promise;
     await unsubscribeA();
     await writer.revoke({ id: 'second', terminate: false });
     await bGotTwo.promise;
     await unsubscribeB();
-    expect(seenByA).toEqual([{ id: 'first', terminate: true }]);
+    // How to stop a running task (signal, grace) reaches workers with the revocation.
+    expect(seenByA).toEqual([{ id: 'first', terminate: true, signal: 'SIGKILL', grace: 0 }]);
     expect(seenByB).toEqual([
-      { id: 'first', terminate: true },
+      { id: 'first', terminate: true, signal: 'SIGKILL', grace: 0 },
       { id: 'second', terminate: false },
     ]);
   });
