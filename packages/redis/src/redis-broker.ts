@@ -229,7 +229,7 @@ export class RedisBroker implements Broker {
     return ids.flatMap((id, index) => {
       const info = infos[index];
       if (!info) return [];
-      const parsed = JSON.parse(info) as { body: string; reason: string; at: number; size?: number };
+      const parsed = deadInfoOf(info);
       const letter: DeadLetter = { id, queue, body: parsed.body, reason: parsed.reason, at: parsed.at };
       return [parsed.size === undefined ? letter : { ...letter, size: parsed.size }];
     });
@@ -389,4 +389,22 @@ function revocationOf(id: string | undefined, text: string): Revocation | undefi
   const revoked = id ?? (typeof fields.id === 'string' && fields.id.length > 0 ? fields.id : undefined);
   if (revoked === undefined) return undefined;
   return { ...(fields as object), id: revoked, terminate: fields.terminate === true };
+}
+
+/** A dead letter's stored details; text written there by something else is shown as it is, not thrown on. */
+function deadInfoOf(text: string): { body: string; reason: string; at: number; size?: number } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const info: { body: string; reason: string; at: number; size?: number } = {
+    body: typeof fields.body === 'string' ? fields.body : text,
+    reason: typeof fields.reason === 'string' ? fields.reason : 'unreadable dead-letter record',
+    at: typeof fields.at === 'number' ? fields.at : 0,
+  };
+  if (typeof fields.size === 'number') info.size = fields.size;
+  return info;
 }

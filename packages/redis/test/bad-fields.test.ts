@@ -87,3 +87,19 @@ describe('revocations written straight into Redis', () => {
     await expect(ok.delay(1)).resolves.toBe(2);
   });
 });
+
+describe('dead letters written straight into Redis', () => {
+  let fixture: RedisFixture;
+  beforeEach(() => (fixture = new RedisFixture('bad-dead-info')));
+  afterEach(() => fixture.cleanup());
+
+  it('are listed with what can be read of them, and stay dead, instead of failing the listing or the requeue', async () => {
+    const app = fixture.app();
+    const keys = new KeySpace(fixture.prefix).queue('default');
+    const redis = fixture.redis();
+    await redis.zadd(keys.dead, 1, 'garbled');
+    await redis.hset(keys.deadInfo, 'garbled', '{not json');
+    await expect(app.broker.listDead('default')).resolves.toEqual([{ id: 'garbled', queue: 'default', body: '{not json', reason: 'unreadable dead-letter record', at: 0 }]);
+    await expect(app.broker.requeueDead('default')).resolves.toBe(0);
+  });
+});
