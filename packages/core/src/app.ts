@@ -14,11 +14,11 @@ import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
 import type { Broker, BrokerSettings, PurgedMessage } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
-import { optionalMilliseconds, type Duration } from './duration';
+import type { Duration } from './duration';
 import { CeleriacError } from './errors';
 import { buildMessage } from './internal/build-message';
 import { Publisher } from './internal/publisher';
-import { resolveAppOptions } from './internal/resolve-options';
+import { resolveAppOptions, resultTtlMilliseconds } from './internal/resolve-options';
 import { buildRevocation } from './internal/revocation';
 import { MemoryBackend } from './memory/memory-backend';
 import { MemoryBroker } from './memory/memory-broker';
@@ -175,7 +175,8 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
 
   /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
   resultTtlOf(task: string, call: Duration | undefined): number {
-    return optionalMilliseconds(call, 'resultTtl') ?? optionalMilliseconds(this.registry.get(task)?.options.resultTtl, 'resultTtl') ?? this.options.resultTtl;
+    const ttl = call ?? this.registry.get(task)?.options.resultTtl;
+    return ttl === undefined ? this.options.resultTtl : resultTtlMilliseconds(ttl);
   }
 
   /** A handle on the results of group `id` of `size` members, from any process. */
@@ -306,8 +307,8 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
 
   /** Settings handed to brokers. */
   protected brokerSettings(): BrokerSettings {
-    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl } = this.options;
-    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl };
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize } = this.options;
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize };
   }
 
   /** Settings handed to backends. */

@@ -34,6 +34,11 @@ export interface DeadLetter {
   readonly reason: string;
   /** Epoch ms when it was dead-lettered. */
   readonly at: number;
+  /**
+   * Set when the body was over `maxMessageSize`: its size in bytes. Only its first KiB is kept (in
+   * `body`), and it cannot be requeued.
+   */
+  readonly size?: number;
 }
 
 /** What a lease sweep did: lapsed messages returned to their queue, or dead-lettered. */
@@ -73,6 +78,8 @@ export interface BrokerSettings {
   readonly maxDeliveries: number;
   /** How long revocations are remembered, in ms. */
   readonly revokeTtl: number;
+  /** A dead letter keeps a body up to this many bytes whole, and only a preview of a larger one. */
+  readonly maxMessageSize?: number;
 }
 
 /**

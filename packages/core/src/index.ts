@@ -31,6 +31,8 @@ export {
   ChordError,
   closedWhileWaiting,
   DependencyFailedError,
+  InvalidMessageError,
+  RecordsRefusedError,
   MaxRetriesExceededError,
   reviveRemoteError,
   SerializationError,
@@ -52,6 +54,7 @@ export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
 export { WakeTimer } from './memory/wake-timer';
+export { MAX_RESULT_TTL_MS } from './internal/resolve-options';
 export {
   decodeMessage,
   encodeMessage,

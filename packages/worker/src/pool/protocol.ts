@@ -5,7 +5,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
 export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
@@ -44,6 +44,8 @@ export type ChildMessage =
   /** The child is exiting: the parent closes the pipe, which the child waits for (parent-pipe.ts). */
   | { v: typeof PROTOCOL_VERSION; type: 'exiting' }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
+  /** A hook of the job's task threw (the outcome stands): the worker logs it. */
+  | { v: typeof PROTOCOL_VERSION; type: 'hook-error'; jobId: string; hook: string; error: RemoteError }
   /**
    * `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child)
    * lets the parent retire a child that grew past `maxMemoryPerChild`; `ms` is how long the job ran
