@@ -5,7 +5,7 @@
  */
 import { CeleriacError, type BeatStore, type ScheduleSpec } from '@celeriac/core';
 import { systemClock, type Clock } from './clock';
-import { callCheckOf, invalidEntry, runtimeEntries, resolveEntry, toStored, type CallCheck, type EntrySource, type ResolvedEntry, type ScheduleEntry } from './entries';
+import { entryStorageOf, invalidEntry, runtimeEntries, resolveEntry, toStored, type EntrySource, type EntryStorage, type ResolvedEntry, type ScheduleEntry } from './entries';
 import type { BeatHost } from './host';
 import { Scheduler } from './scheduler';
 import type { SchedulerOptions } from './options';
@@ -41,7 +41,7 @@ export class Beat {
   private readonly schedulers = new Set<Scheduler>();
   private storeInstance: BeatStore | undefined;
   private readonly clock: Clock;
-  private readonly check: CallCheck;
+  private readonly storage: EntryStorage;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -50,7 +50,7 @@ export class Beat {
     options: BeatOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
-    this.check = callCheckOf(host);
+    this.storage = entryStorageOf(host);
   }
 
   /** The store, opened on first use. */
@@ -68,7 +68,7 @@ export class Beat {
    * naming the entry, for a bad schedule, task, argument or option, or a name already defined.
    */
   define<A extends unknown[]>(name: string, entry: ScheduleEntry<A>): void {
-    const resolved = resolveEntry(name, entry as ScheduleEntry, 'code', this.check);
+    const resolved = resolveEntry(name, entry as ScheduleEntry, 'code', this.storage.check);
     if (this.code.has(resolved.name)) throw invalidEntry(name, 'an entry with this name is already scheduled in code; pick another name.');
     this.code.set(resolved.name, resolved);
     for (const scheduler of this.schedulers) scheduler.requestReload();
@@ -80,8 +80,8 @@ export class Beat {
    */
   async add<A extends unknown[]>(name: string, entry: ScheduleEntry<A>): Promise<void> {
     if (this.code.has(name)) throw invalidEntry(name, 'an entry with this name is defined in code (app.schedule); runtime entries need other names.');
-    const resolved = resolveEntry(name, entry as ScheduleEntry, 'runtime', this.check);
-    await this.store.putEntry(toStored(resolved, this.host.codec, this.clock.now()));
+    const resolved = resolveEntry(name, entry as ScheduleEntry, 'runtime', this.storage.check);
+    await this.store.putEntry(toStored(resolved, this.storage, this.clock.now()));
   }
 
   /** Removes a runtime entry (and its last fired slot); false when there was none. */
@@ -94,7 +94,7 @@ export class Beat {
   async list(): Promise<BeatEntryInfo[]> {
     const [stored, lastSlots] = await Promise.all([this.store.listEntries(), this.store.lastSlots()]);
     // An entry this app cannot fire (e.g. a removed task type) is left out; `celeriac beat list` shows the rest.
-    const runtime = runtimeEntries(stored, new Set(this.code.keys()), this.host.codec, this.check, () => undefined);
+    const runtime = runtimeEntries(stored, new Set(this.code.keys()), this.storage, () => undefined);
     const now = this.clock.now();
     return [...this.code.values(), ...runtime.sort((a, b) => a.name.localeCompare(b.name))].map((entry) => ({
       name: entry.name,

@@ -3,7 +3,7 @@
  * turned into the form the scheduler fires. Every problem is a `CELERIAC_INVALID_SCHEDULE` error that
  * names the entry.
  */
-import { BEAT_OPTION_KEYS, CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import { BEAT_OPTION_KEYS, CeleriacError, checkBeatEntrySignature, signBeatEntry, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
 import type { BeatHost } from './host';
 import { fingerprint, invalidSchedule, type Schedule } from './schedules/schedule';
 import { scheduleFromSpec, toSchedule, type ScheduleInput } from './schedules/from-spec';
@@ -57,6 +57,19 @@ export interface ResolvedEntry {
 /** Checks a call of an entry: the app builds (without sending) the message it would send. */
 export type CallCheck = (task: string, args: readonly unknown[], options: ApplyOptions) => void;
 
+/** What reading and writing stored entries needs: the app's codec, call check and secret. */
+export interface EntryStorage {
+  readonly codec: Codec;
+  readonly check: CallCheck;
+  /** Signs stored entries, and then only signed ones are read (see `signBeatEntry`). */
+  readonly secret: string | undefined;
+}
+
+/** The entry storage of `host`'s app. */
+export function entryStorageOf(host: BeatHost): EntryStorage {
+  return { codec: host.codec, check: callCheckOf(host), secret: host.options.secret };
+}
+
 /** The check of calls made through `host`: options as a message takes them, arguments as the codec sends them. */
 export function callCheckOf(host: BeatHost): CallCheck {
   return (task, args, options) => {
@@ -78,10 +91,10 @@ export type IgnoredEntry = { name: string; shadowed: true } | { name: string; sh
 
 /**
  * The stored (runtime) entries this app can fire, in store order: those whose names no code entry
- * takes and that resolve here (their task's arguments and options check out); `onIgnored` hears of
- * the others.
+ * takes, that are signed when the app has a secret, and that resolve here (their task's arguments
+ * and options check out); `onIgnored` hears of the others.
  */
-export function runtimeEntries(stored: readonly StoredBeatEntry[], codeNames: ReadonlySet<string>, codec: Codec, check: CallCheck, onIgnored: (ignored: IgnoredEntry) => void): ResolvedEntry[] {
+export function runtimeEntries(stored: readonly StoredBeatEntry[], codeNames: ReadonlySet<string>, storage: EntryStorage, onIgnored: (ignored: IgnoredEntry) => void): ResolvedEntry[] {
   const entries: ResolvedEntry[] = [];
   for (const entry of stored) {
     if (codeNames.has(entry.name)) {
@@ -89,7 +102,7 @@ export function runtimeEntries(stored: readonly StoredBeatEntry[], codeNames: Re
       continue;
     }
     try {
-      entries.push(fromStored(entry, codec, check));
+      entries.push(fromStored(entry, storage));
     } catch (error) {
       onIgnored({ name: entry.name, shadowed: false, error: error as Error });
     }
@@ -115,14 +128,19 @@ export function resolveEntry(name: string, entry: ScheduleEntry, source: EntrySo
   return { name, task, schedule, args: () => [...frozen], options, catchUp, source, since, fingerprint: fingerprint(schedule.spec) };
 }
 
-/** The data form of a runtime entry, as a store keeps it. */
-export function toStored(entry: ResolvedEntry, codec: Codec, updatedAt: number): StoredBeatEntry {
-  const args: SerializedValue = codec.serialize(entry.args(), `the arguments of schedule entry "${entry.name}"`);
-  return { name: entry.name, task: entry.task, schedule: entry.schedule.spec, args, options: entry.options, catchUp: entry.catchUp, updatedAt };
+/** The data form of a runtime entry, as a store keeps it (signed when the app has a secret). */
+export function toStored(entry: ResolvedEntry, storage: EntryStorage, updatedAt: number): StoredBeatEntry {
+  const args: SerializedValue = storage.codec.serialize(entry.args(), `the arguments of schedule entry "${entry.name}"`);
+  return signBeatEntry({ name: entry.name, task: entry.task, schedule: entry.schedule.spec, args, options: entry.options, catchUp: entry.catchUp, updatedAt }, storage.secret);
 }
 
-/** A stored runtime entry, checked again (it may come from another version of the app). */
-export function fromStored(stored: StoredBeatEntry, codec: Codec, check: CallCheck): ResolvedEntry {
+/**
+ * A stored runtime entry, checked again (it may come from another version of the app, or, without
+ * a valid signature, from someone else: `CELERIAC_BAD_SIGNATURE`).
+ */
+export function fromStored(stored: StoredBeatEntry, storage: EntryStorage): ResolvedEntry {
+  const { codec, check } = storage;
+  checkBeatEntrySignature(stored, storage.secret);
   const name = String(stored.name);
   const schedule = withName(name, () => scheduleFromSpec(stored.schedule));
   const args = withName(name, () => codec.deserialize(stored.args));

@@ -5,6 +5,8 @@ import type { ApplyOptions, AsyncResult, Closeable, Codec } from '@celeriac/core
 export interface BeatHost {
   /** Serializes the arguments of runtime entries. */
   readonly codec: Codec;
+  /** The app's `secret`: runtime entries are signed with it, and unsigned ones are then not fired. */
+  readonly options: { readonly secret: string | undefined };
   /** Sends one firing. */
   sendTask(name: string, args: readonly unknown[], options?: ApplyOptions): AsyncResult<unknown>;
   /** Builds a message without sending it: throws what a firing would throw (bad options, arguments). */

@@ -15,7 +15,7 @@
 import { CeleriacError, type BeatStore } from '@celeriac/core';
 import { decideCatchUp } from './catch-up';
 import type { CancelTimer } from './clock';
-import { callCheckOf, runtimeEntries, type CallCheck, type EntrySource, type ResolvedEntry } from './entries';
+import { entryStorageOf, runtimeEntries, type EntrySource, type EntryStorage, type ResolvedEntry } from './entries';
 import type { BeatHost } from './host';
 import { Leadership } from './leadership';
 import { MAX_CATCH_UP, resolveSchedulerOptions, type ResolvedSchedulerOptions, type SchedulerOptions } from './options';
@@ -75,7 +75,7 @@ export class Scheduler {
   private cancelTimer: CancelTimer | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
   private readonly leadership: Leadership;
-  private readonly check: CallCheck;
+  private readonly storage: EntryStorage;
   private readonly sender: SlotSender;
   private readonly listeners: { [E in keyof SchedulerEvents]: Set<(...args: SchedulerEvents[E]) => void> } = {
     leading: new Set(),
@@ -93,7 +93,7 @@ export class Scheduler {
     options: SchedulerOptions = {},
   ) {
     this.options = resolveSchedulerOptions(options);
-    this.check = callCheckOf(host);
+    this.storage = entryStorageOf(host);
     this.sender = new SlotSender(host, this.options.clock, this.options.logger, () => this.leadership.leading, (fired, kind) => this.emit(kind, fired));
     this.leadership = new Leadership(store, this.options, {
       onLeading: () => {
@@ -270,8 +270,9 @@ export class Scheduler {
   /** Code entries, then the runtime entries whose names no code entry takes (each ignored one is logged). */
   private async firingEntries(): Promise<ResolvedEntry[]> {
     const code = this.codeEntries();
-    const runtime = runtimeEntries(await this.store.listEntries(), new Set(code.map((entry) => entry.name)), this.host.codec, this.check, (ignored) => {
+    const runtime = runtimeEntries(await this.store.listEntries(), new Set(code.map((entry) => entry.name)), this.storage, (ignored) => {
       if (ignored.shadowed) this.options.logger.warn({ entry: ignored.name }, `The runtime entry ${ignored.name} is ignored: an entry in code has the same name`);
+      else if ((ignored.error as CeleriacError).code === 'CELERIAC_BAD_SIGNATURE') this.options.logger.warn({ entry: ignored.name, code: 'CELERIAC_BAD_SIGNATURE' }, `Refusing the stored entry ${ignored.name}: ${ignored.error.message}`);
       else this.options.logger.error({ entry: ignored.name, error: String(ignored.error) }, `Ignoring the stored entry ${ignored.name}: ${ignored.error.message}`);
     });
     return [...code, ...runtime];

@@ -111,6 +111,10 @@ describe('canvas (memory broker, inline worker)', () => {
     expect(error.remote.message).toBe('kaput');
     const failedStep = result.parent as AsyncResult<number>;
     expect(await failedStep.state()).toBe('FAILURE');
+    // The chain's result is the last step's, but its error names the step that failed.
+    expect(error.message).toBe(`Task boom[${failedStep.id}] failed: Error: kaput (so after[${result.id}], after it in the workflow, did not run)`);
+    expect(error.failedStep).toEqual({ id: failedStep.id, task: 'boom' });
+    expect(error.taskId).toBe(result.id);
     const [taskId, remote] = (await errback.called) as [string, RemoteError];
     expect(taskId).toBe(failedStep.id);
     expect(remote).toMatchObject({ name: 'Error', message: 'kaput' });

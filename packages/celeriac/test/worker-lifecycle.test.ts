@@ -108,7 +108,7 @@ describe('worker lifecycle', () => {
     await t.app.broker.publish([{ id: 'bad-ttl', queue: 'default', priority: 0, idempotent: false, body }]);
     await t.startWorker();
     const failure = await t.app.result('bad-ttl').get({ propagate: false, timeout: '10s' });
-    expect(failure).toMatchObject({ code: 'CELERIAC_TASK_FAILED', message: expect.stringContaining("resultTtl is not valid") });
+    expect(failure).toMatchObject({ code: 'CELERIAC_TASK_FAILED', message: expect.stringContaining("resultTtl must be a number of ms") });
     await expect(t.app.broker.listDead?.('default')).resolves.toEqual([expect.objectContaining({ id: 'bad-ttl', reason: expect.stringContaining('resultTtl') })]);
     const add = t.app.task('add', (a: number, b: number) => a + b);
     await expect(add.delay(2, 3)).resolves.toBe(5);

@@ -11,14 +11,14 @@ import { GroupResult } from './canvas/group-result';
 import { planLaunch } from './canvas/launch';
 import { memberId, type CanvasNode, type Continuation, type Flow } from './canvas/nodes';
 import type { BackendSettings, ResultBackend, StoreEntry } from './backend';
-import type { Broker, BrokerSettings } from './broker';
+import type { Broker, BrokerSettings, PurgedMessage } from './broker';
 import { Codec, type CustomSerializer, type JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
-import { optionalMilliseconds, type Duration } from './duration';
+import type { Duration } from './duration';
 import { CeleriacError } from './errors';
 import { buildMessage } from './internal/build-message';
 import { Publisher } from './internal/publisher';
-import { resolveAppOptions } from './internal/resolve-options';
+import { resolveAppOptions, resultTtlMilliseconds } from './internal/resolve-options';
 import { buildRevocation } from './internal/revocation';
 import { MemoryBackend } from './memory/memory-backend';
 import { MemoryBroker } from './memory/memory-broker';
@@ -27,6 +27,9 @@ import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } f
 import { TaskRegistry } from './registry';
 import { Signature, type SignatureData, type SignatureSender } from './signature';
 import { createTaskHandle, type TaskFunction, type TaskHandle, type TaskSender } from './task';
+
+/** How many records one store call writes when many tasks were removed at once (a purge). */
+const RECORD_CHUNK = 1_000;
 
 /** Where a message comes from, beside its call: lineage, reply channel and workflow fields. */
 export interface MessageExtras {
@@ -172,7 +175,8 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
 
   /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
   resultTtlOf(task: string, call: Duration | undefined): number {
-    return optionalMilliseconds(call, 'resultTtl') ?? optionalMilliseconds(this.registry.get(task)?.options.resultTtl, 'resultTtl') ?? this.options.resultTtl;
+    const ttl = call ?? this.registry.get(task)?.options.resultTtl;
+    return ttl === undefined ? this.options.resultTtl : resultTtlMilliseconds(ttl);
   }
 
   /** A handle on the results of group `id` of `size` members, from any process. */
@@ -201,16 +205,17 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
    */
   async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
     const { removed, body } = await this.broker.revoke(buildRevocation(id, options));
-    if (!removed) return;
-    const message = body === undefined ? undefined : this.decodeOrUndefined(body);
-    const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason: 'revoked' }, date: Date.now() }, ttl: message ? this.resultTtlOf(message.task, message.resultTtl) : this.options.resultTtl };
-    if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
-    await this.backend.store([entry]);
-    // The steps after a revoked workflow step will not run either: say so rather than leave them PENDING.
-    if (message?.flow) {
-      const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
-      await failFlow(context, message, { state: 'REVOKED', reason: `step ${id} revoked` });
-    }
+    if (removed) await this.recordRemoved([{ id, body: body ?? '' }], 'revoked');
+  }
+
+  /**
+   * Removes every waiting and delayed task of a queue (running ones finish) and records each as
+   * REVOKED with the reason `purged`, so that whoever awaits one hears it. Returns how many went.
+   */
+  async purge(queue: string = this.options.defaultQueue): Promise<number> {
+    const removed = await this.broker.purge(queue);
+    await this.recordRemoved(removed, 'purged');
+    return removed.length;
   }
 
   /** The sender's notification channel named in an encoded message, if it decodes. */
@@ -219,11 +224,13 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
   }
 
   /**
-   * Decodes a message with the app's secret.
-   * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` or `CELERIAC_BAD_SIGNATURE`.
+   * Decodes a message with the app's secret. Given the id of the delivery about to run, a signed
+   * message must also be signed for that id and within `signatureMaxAge` of becoming due.
+   * @throws CeleriacError `CELERIAC_INVALID_MESSAGE`, `CELERIAC_BAD_SIGNATURE` or `CELERIAC_SIGNATURE_EXPIRED`.
    */
-  decode(body: string): TaskMessage {
-    return decodeMessage(this.codec, body, { secret: this.options.secret });
+  decode(body: string, deliveryId?: string): TaskMessage {
+    const delivery = deliveryId === undefined ? undefined : { id: deliveryId, maxAge: this.options.signatureMaxAge };
+    return decodeMessage(this.codec, body, { secret: this.options.secret, delivery });
   }
 
   /** The decoded message, or undefined when it does not decode (or is not signed as it must be). */
@@ -262,6 +269,25 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
     return this.closing;
   }
 
+  /**
+   * Stores a REVOKED record for each message removed before it ran, which wakes its waiters, and
+   * settles the workflow steps after it: they will not run either, so they must not stay PENDING.
+   */
+  private async recordRemoved(removed: readonly PurgedMessage[], reason: 'revoked' | 'purged'): Promise<void> {
+    const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
+    for (let start = 0; start < removed.length; start += RECORD_CHUNK) {
+      const chunk = removed.slice(start, start + RECORD_CHUNK).map(({ id, body }) => ({ id, message: body === '' ? undefined : this.decodeOrUndefined(body) }));
+      const entries = chunk.map(({ id, message }): StoreEntry => {
+        const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason }, date: Date.now() }, ttl: message ? context.ttlOf(message) : this.options.resultTtl };
+        if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
+        return entry;
+      });
+      await this.backend.store(entries);
+      const flows = chunk.flatMap(({ id, message }) => (message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : []));
+      await Promise.all(flows);
+    }
+  }
+
   /** Creates the broker for a URL; subclasses add schemes. */
   protected createBroker(url: URL, settings: BrokerSettings): Broker {
     if (url.protocol === 'memory:') return new MemoryBroker(settings);
@@ -281,8 +307,8 @@ export class CeleriacCore implements TaskSender, SignatureSender, ResultSource {
 
   /** Settings handed to brokers. */
   protected brokerSettings(): BrokerSettings {
-    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl } = this.options;
-    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl };
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize } = this.options;
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize };
   }
 
   /** Settings handed to backends. */

@@ -7,6 +7,7 @@ import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
 import { setLongTimeout } from './internal/long-timeout';
+import type { StepFailureMeta } from './canvas/nodes';
 import { isReadyState, type TaskState } from './states';
 
 /** What an AsyncResult needs from its app. */
@@ -201,15 +202,17 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       case 'SUCCESS':
         return record.result as T;
       case 'FAILURE':
-        return new TaskFailedError(
-          this.id,
-          record.task ?? this.taskName,
-          record.error ?? { name: 'Error', message: 'unknown failure' },
-        );
+        return new TaskFailedError(this.id, record.task ?? this.taskName, record.error ?? { name: 'Error', message: 'unknown failure' }, failedStepOf(record));
       default: {
         const reason = (record.meta as { reason?: string } | undefined)?.reason ?? 'revoked';
         return new TaskRevokedError(this.id, reason);
       }
     }
   }
+}
+
+/** The earlier workflow step whose error a record carries (see StepFailureMeta), if any. */
+function failedStepOf(record: TaskRecord): { id: string; task: string } | undefined {
+  const meta = record.meta as Partial<StepFailureMeta> | undefined;
+  return typeof meta?.cause === 'string' && typeof meta.causeTask === 'string' ? { id: meta.cause, task: meta.causeTask } : undefined;
 }

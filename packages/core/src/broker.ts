@@ -34,12 +34,24 @@ export interface DeadLetter {
   readonly reason: string;
   /** Epoch ms when it was dead-lettered. */
   readonly at: number;
+  /**
+   * Set when the body was over `maxMessageSize`: its size in bytes. Only its first KiB is kept (in
+   * `body`), and it cannot be requeued.
+   */
+  readonly size?: number;
 }
 
 /** What a lease sweep did: lapsed messages returned to their queue, or dead-lettered. */
 export interface RecoveryReport {
   readonly requeued: readonly string[];
   readonly dead: readonly DeadLetter[];
+}
+
+/** A message that `purge` removed before it ran. */
+export interface PurgedMessage {
+  readonly id: string;
+  /** Its encoded message, for the app to find its reply channel, result TTL and workflow. */
+  readonly body: string;
 }
 
 /** A revocation, as kept by the broker until it expires. */
@@ -66,6 +78,8 @@ export interface BrokerSettings {
   readonly maxDeliveries: number;
   /** How long revocations are remembered, in ms. */
   readonly revokeTtl: number;
+  /** A dead letter keeps a body up to this many bytes whole, and only a preview of a larger one. */
+  readonly maxMessageSize?: number;
 }
 
 /**
@@ -142,8 +156,11 @@ export interface Broker {
   listWorkers?(): Promise<WorkerInfo[]>;
   /** Counts messages by place: ready, delayed, active, dead. */
   stats(queue: string): Promise<QueueStats>;
-  /** Removes every ready and delayed message of a queue; returns how many. */
-  purge(queue: string): Promise<number>;
+  /**
+   * Removes every ready and delayed message of a queue and returns them. The broker stores no
+   * result: `app.purge()` records each as REVOKED (reason `purged`), which wakes their waiters.
+   */
+  purge(queue: string): Promise<PurgedMessage[]>;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

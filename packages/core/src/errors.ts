@@ -11,7 +11,10 @@ export type CeleriacErrorCode =
   | 'CELERIAC_SERIALIZATION'
   | 'CELERIAC_MESSAGE_TOO_LARGE'
   | 'CELERIAC_INVALID_MESSAGE'
+  | 'CELERIAC_RECORD_REFUSED'
   | 'CELERIAC_BAD_SIGNATURE'
+  | 'CELERIAC_SIGNATURE_EXPIRED'
+  | 'CELERIAC_NO_PERMISSION'
   | 'CELERIAC_TASK_FAILED'
   | 'CELERIAC_TASK_REVOKED'
   | 'CELERIAC_TIMEOUT'
@@ -57,16 +60,20 @@ export interface RemoteError {
 export class TaskFailedError extends CeleriacError {
   /** The error the task raised, as the worker reported it. */
   readonly remote: RemoteError;
-  /** The id of the failed task. */
+  /** The id of the failed task (of the awaited task, when an earlier workflow step failed). */
   readonly taskId: string;
+  /** The earlier workflow step that raised `remote`, when this task did not run because of it. */
+  readonly failedStep: { id: string; task: string } | undefined;
 
-  constructor(taskId: string, taskName: string | undefined, remote: RemoteError) {
+  constructor(taskId: string, taskName: string | undefined, remote: RemoteError, failedStep?: { id: string; task: string }) {
     const label = taskName ? `${taskName}[${taskId}]` : taskId;
-    super('CELERIAC_TASK_FAILED', `Task ${label} failed: ${remote.name}: ${remote.message}`, {
-      cause: reviveRemoteError(remote),
-    });
+    const message = failedStep
+      ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it in the workflow, did not run)`
+      : `Task ${label} failed: ${remote.name}: ${remote.message}`;
+    super('CELERIAC_TASK_FAILED', message, { cause: reviveRemoteError(remote) });
     this.remote = remote;
     this.taskId = taskId;
+    this.failedStep = failedStep;
   }
 }
 
@@ -91,6 +98,42 @@ export class TimeoutError extends CeleriacError {
 export class SerializationError extends CeleriacError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('CELERIAC_SERIALIZATION', message, options);
+  }
+}
+
+/**
+ * A message a worker reserved has a field it cannot use (a message written into Redis by something
+ * other than Celeriac's own calls, which check every field). It is dead-lettered at once.
+ */
+export class InvalidMessageError extends CeleriacError {
+  /** What is wrong, naming the field: `flow.then must be a list of workflow nodes, not "x"`. */
+  readonly problem: string;
+
+  constructor(problem: string) {
+    super('CELERIAC_INVALID_MESSAGE', `Invalid message: ${problem}. Messages sent through Celeriac's calls are checked when sent; look for a producer that writes to the queue directly.`);
+    this.problem = problem;
+  }
+}
+
+/**
+ * The result backend refused some records of a batch and stored the others: one task's bad record
+ * (a TTL Redis will not take, a value that does not encode) fails that task's settle, not the batch.
+ */
+export class RecordsRefusedError extends CeleriacError {
+  /** Why each refused task's record was not stored, by task id. */
+  readonly refused: ReadonlyMap<string, Error>;
+
+  constructor(refused: ReadonlyMap<string, Error>) {
+    const [first] = refused;
+    const detail = first ? `task ${first[0]}: ${first[1].message}` : 'none';
+    super('CELERIAC_RECORD_REFUSED', `The result backend refused ${refused.size} record(s) (${detail}); the other records were stored. Check the task's resultTtl and what it stores.`);
+    this.refused = refused;
+  }
+
+  /** The error of task `id`'s records alone, or undefined when they were stored. */
+  of(id: string): RecordsRefusedError | undefined {
+    const error = this.refused.get(id);
+    return error === undefined ? undefined : new RecordsRefusedError(new Map([[id, error]]));
   }
 }
 

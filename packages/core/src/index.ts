@@ -6,6 +6,7 @@ export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } 
 export * from './canvas';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
+export { checkBeatEntrySignature, signBeatEntry } from './beat-entry-signature';
 export { BEAT_OPTION_KEYS, type BeatStore, type BeatTaskOptions, type CatchUpPolicy, type ClaimOutcome, type LeaseState, type ScheduleSpec, type SlotMark, type StoredBeatEntry } from './beat-store';
 export type {
   Broker,
@@ -13,6 +14,7 @@ export type {
   DeadLetter,
   Delivery,
   PublishOutcome,
+  PurgedMessage,
   QueueStats,
   RecoveryReport,
   Revocation,
@@ -29,6 +31,8 @@ export {
   ChordError,
   closedWhileWaiting,
   DependencyFailedError,
+  InvalidMessageError,
+  RecordsRefusedError,
   MaxRetriesExceededError,
   reviveRemoteError,
   SerializationError,
@@ -50,6 +54,7 @@ export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
 export { WakeTimer } from './memory/wake-timer';
+export { MAX_RESULT_TTL_MS } from './internal/resolve-options';
 export {
   decodeMessage,
   encodeMessage,
@@ -59,6 +64,7 @@ export {
   type MessageCodecOptions,
   type TaskMessage,
 } from './message';
+export type { DeliveryCheck } from './internal/replay-window';
 export {
   APP_DEFAULTS,
   TASK_DEFAULTS,

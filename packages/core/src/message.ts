@@ -2,10 +2,12 @@
  * The task message: what travels from the caller through the broker to a worker. It carries data
  * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
  */
-import { crypto } from './internal/lazy-crypto';
+import { hmac, sameMac } from './internal/hmac';
 import type { Flow } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
-import { CeleriacError } from './errors';
+import { CeleriacError, InvalidMessageError } from './errors';
+import { checkReplayWindow, type DeliveryCheck } from './internal/replay-window';
+import { messageProblem, serializedProblem } from './message-schema';
 
 /** The current message format version. */
 export const MESSAGE_VERSION = 1;
@@ -73,6 +75,11 @@ export interface MessageCodecOptions {
   secret?: string;
   /** Maximum encoded size in bytes. */
   maxBytes?: number;
+  /**
+   * Decode only: the delivery a worker is about to run. With `secret`, the message must have been
+   * signed for this id and be within its replay window (see `signatureMaxAge`).
+   */
+  delivery?: DeliveryCheck;
 }
 
 const SIGNED_PREFIX = 'hmac-sha256:';
@@ -88,7 +95,7 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
   // Workflow steps carry arguments of their own: they travel through the codec too.
   if (message.flow !== undefined) wire.flow = codec.serialize(message.flow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
-  const text = options.secret ? `${SIGNED_PREFIX}${sign(json, options.secret)}:${json}` : json;
+  const text = options.secret ? `${SIGNED_PREFIX}${hmac(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {
     const size = Buffer.byteLength(text);
     if (size > options.maxBytes) {
@@ -103,7 +110,9 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
 
 /**
  * Decodes and checks a message.
- * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` (not a message) or `CELERIAC_BAD_SIGNATURE`.
+ * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` (not a message; an {@link InvalidMessageError}
+ * when a field is wrong), `CELERIAC_BAD_SIGNATURE` (forged, or copied under another id) or
+ * `CELERIAC_SIGNATURE_EXPIRED` (signed, but past its replay window).
  */
 export function decodeMessage(codec: Codec, text: string, options: MessageCodecOptions = {}): TaskMessage {
   let json = text;
@@ -111,7 +120,7 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     const end = text.indexOf(':', SIGNED_PREFIX.length);
     const mac = text.slice(SIGNED_PREFIX.length, end);
     json = text.slice(end + 1);
-    if (options.secret && (end < 0 || !sameMac(mac, sign(json, options.secret)))) {
+    if (options.secret && (end < 0 || !sameMac(mac, hmac(json, options.secret)))) {
       throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message signature does not match; it was forged or signed with another secret.');
     }
   } else if (options.secret) {
@@ -124,23 +133,21 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
   if (!isWireMessage(wire)) {
-    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The message lacks an id, a task name, arguments or a supported version.');
+    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The message lacks arguments or a supported version.');
   }
-  const invalid = invalidField(wire);
-  if (invalid !== undefined) {
-    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message's ${invalid} is not valid (${JSON.stringify(wire[invalid as keyof WireMessage])}); it was not sent by Celeriac's own calls, which check it.`);
-  }
+  if (options.secret && options.delivery) checkReplayWindow(wire, options.delivery);
+  const wireProblem = serializedProblem(wire.args, 'args') ?? (wire.flow === undefined ? undefined : serializedProblem(wire.flow, 'flow'));
+  if (wireProblem !== undefined) throw new InvalidMessageError(wireProblem);
   let args: unknown;
   try {
     args = codec.deserialize(wire.args);
   } catch (error) {
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The arguments could not be decoded: ${(error as Error).message}`, { cause: error });
   }
-  if (!Array.isArray(args)) throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The arguments are not a list.');
   // The freshly parsed object becomes the message (no copy: this runs for every task run).
   const { flow } = wire;
   const message = wire as unknown as TaskMessage;
-  message.args = args;
+  message.args = args as unknown[];
   if (flow !== undefined) {
     try {
       message.flow = codec.deserialize(flow) as Flow;
@@ -148,6 +155,10 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
       throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The workflow could not be decoded: ${(error as Error).message}`, { cause: error });
     }
   }
+  // Every field is checked before anything reads it: a message written into Redis by hand, or by a
+  // producer with a bug, is refused here with the field it got wrong.
+  const problem = messageProblem(message as unknown as Record<string, unknown>);
+  if (problem !== undefined) throw new InvalidMessageError(problem);
   return message;
 }
 
@@ -161,47 +172,6 @@ export function envelopeOf(message: TaskMessage, body: string, idempotent: boole
 function isWireMessage(value: unknown): value is WireMessage {
   if (typeof value !== 'object' || value === null) return false;
   const wire = value as Partial<WireMessage>;
-  return (
-    wire.version === MESSAGE_VERSION &&
-    typeof wire.id === 'string' &&
-    typeof wire.task === 'string' &&
-    typeof wire.args === 'object' &&
-    wire.args !== null &&
-    typeof wire.queue === 'string'
-  );
+  return wire.version === MESSAGE_VERSION && typeof wire.args === 'object' && wire.args !== null;
 }
 
-/** Fields that, when present, must be numbers of at least 0 (times, durations, counts). */
-const NON_NEGATIVE_FIELDS = ['priority', 'eta', 'expires', 'retries', 'maxRetries', 'timeLimit', 'softTimeLimit', 'resultTtl', 'publishedAt'] as const;
-/** Fields that, when present, must be strings. */
-const STRING_FIELDS = ['replyTo', 'parentId', 'rootId'] as const;
-
-/**
- * The first field of a decoded message whose value a worker could not use (it would fail later,
- * away from the message: a negative resultTtl when the record is stored). Absent fields are fine.
- */
-function invalidField(wire: WireMessage): string | undefined {
-  for (const field of NON_NEGATIVE_FIELDS) {
-    const value: unknown = wire[field];
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) return field;
-  }
-  for (const field of STRING_FIELDS) {
-    const value: unknown = wire[field];
-    if (value !== undefined && typeof value !== 'string') return field;
-  }
-  const { headers, dependsOn, ignoreResult } = wire as Partial<WireMessage>;
-  if (headers !== undefined && (typeof headers !== 'object' || headers === null)) return 'headers';
-  if (dependsOn !== undefined && !(Array.isArray(dependsOn) && dependsOn.every((id) => typeof id === 'string'))) return 'dependsOn';
-  if (ignoreResult !== undefined && typeof ignoreResult !== 'boolean') return 'ignoreResult';
-  return undefined;
-}
-
-function sign(json: string, secret: string): string {
-  return crypto().createHmac('sha256', secret).update(json).digest('hex');
-}
-
-function sameMac(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && crypto().timingSafeEqual(left, right);
-}

@@ -49,6 +49,13 @@ export interface CeleriacOptions {
    */
   secret?: string;
   /**
+   * With `secret`: how long after it became due (its eta, or when it was sent) a signed message may
+   * still start. An older one is dead-lettered unrun, so a copied message cannot be replayed after
+   * this window. Retries are signed again and count from when they are due again.
+   * @defaultValue `'7d'`
+   */
+  signatureMaxAge?: Duration;
+  /**
    * Largest encoded message, in bytes.
    * @defaultValue `1_048_576` (1 MiB)
    */
@@ -177,6 +184,7 @@ export interface ResolvedAppOptions {
   defaultQueue: string;
   maxDeliveries: number;
   secret: string | undefined;
+  signatureMaxAge: number;
   maxMessageSize: number;
   revokeTtl: number;
 }
@@ -190,6 +198,7 @@ export const APP_DEFAULTS = {
   defaultQueue: 'default',
   maxDeliveries: 5,
   maxMessageSize: 1_048_576,
+  signatureMaxAge: '7d',
   revokeTtl: '1d',
 } as const satisfies CeleriacOptions;
 

@@ -10,8 +10,16 @@ import { closeClient } from './close-client';
 import { defineScripts } from './scripts';
 import { Subscriber } from './subscriber';
 
-/** How long a command may wait for a lost connection before failing (bounded publish retries). */
+/**
+ * How long a command waits for a lost connection before failing. ioredis fails the commands
+ * waiting for a connection at every (RETRIES_PER_COMMAND + 1)th failed attempt, counted over the
+ * whole outage, so a command waits for at most that many attempts: with RETRY_DELAY_CAP, about
+ * 6 × 250 ms = 1.5 s while connections are refused (an unreachable host adds ioredis's connect
+ * timeout to each attempt). A higher cap would stretch that bound in long outages.
+ */
 const RETRIES_PER_COMMAND = 5;
+/** Reconnect delays: 100 ms, 200 ms, then every 250 ms (a reconnect attempt is cheap). */
+const RETRY_DELAY_CAP = 250;
 
 /** Options of a {@link RedisConnection}. */
 export interface RedisConnectionOptions {
@@ -27,6 +35,8 @@ export class RedisConnection {
   private readonly idleBlocking: BlockingClient[] = [];
   private subscriberInstance: Subscriber | undefined;
   private users = 0;
+  /** Why the last connection attempt failed (ECONNREFUSED, ...), until the next one succeeds. */
+  lastError: Error | undefined;
 
   constructor(
     readonly url: string,
@@ -35,11 +45,13 @@ export class RedisConnection {
     this.client = new Redis(url, {
       enableAutoPipelining: false,
       maxRetriesPerRequest: RETRIES_PER_COMMAND,
-      retryStrategy: (times) => Math.min(times * 100, 1_000),
+      retryStrategy: (times) => Math.min(times * 100, RETRY_DELAY_CAP),
       lazyConnect: false,
       ...options.redis,
     });
-    this.client.on('error', () => undefined); // reported through the failing commands
+    // Reported through the failing commands, which name the last one (ioredis's own error does not).
+    this.client.on('error', (error: Error) => (this.lastError = error));
+    this.client.on('ready', () => (this.lastError = undefined));
     defineScripts(this.client);
   }
 

@@ -6,5 +6,6 @@ export { RedisBackend } from './redis-backend';
 export { RedisBroker } from './redis-broker';
 export { RedisBeatStore } from './redis-beat-store';
 export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
+export { redactUrl } from './redact-url';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
 export { runScript, type ScriptName } from './scripts';

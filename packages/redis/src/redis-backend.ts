@@ -4,7 +4,10 @@
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
 import {
+  CeleriacError,
   closedWhileWaiting,
+  MAX_RESULT_TTL_MS,
+  RecordsRefusedError,
   isReadyState,
   READY_STATES,
   type BackendSettings,
@@ -16,12 +19,13 @@ import {
   type TaskRecord,
   type WaitOptions,
 } from '@celeriac/core';
-import type { Redis } from 'ioredis';
+import { ReplyError, type Redis } from 'ioredis';
 import { BatchedReads } from './batched-reads';
 import { RecentNotices } from './recent-notices';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
+import { isNoPermission, noPermission } from './no-permission';
 import { unavailable } from './unavailable';
 
 interface Waiter {
@@ -56,43 +60,59 @@ export class RedisBackend implements ResultBackend {
     // the sender hears of every state.
     const latest = new Map<string, StoreEntry>();
     for (const entry of entries) latest.set(entry.record.id, entry);
-    // Everything is encoded first: a record that cannot be encoded fails the batch before anything
-    // is written, as one pipeline did.
-    const sets: Array<[key: string, text: string, ttl: number]> = [];
-    const replies = new Map<string, Array<[string, string]>>();
-    const finished: string[] = [];
+    // Everything is encoded and checked first: a record that cannot be stored is refused alone,
+    // before anything is written, and no notice announces it.
+    const refused = new Map<string, Error>();
+    const encoded: Array<[entry: StoreEntry, text: string]> = [];
     for (const entry of entries) {
       const last = latest.get(entry.record.id) === entry;
-      if (!last && entry.replyTo === undefined) continue;
-      const text = this.codec.stringify(entry.record, () => `the record of task ${entry.record.id}`);
-      if (last) sets.push([this.keys.result(entry.record.id), text, Math.max(1, Math.round(entry.ttl))]);
+      if ((!last && entry.replyTo === undefined) || refused.has(entry.record.id)) continue;
+      try {
+        encoded.push([entry, this.codec.stringify(entry.record, () => `the record of task ${entry.record.id}`)]);
+        if (last) checkTtl(entry);
+      } catch (error) {
+        refused.set(entry.record.id, error as Error);
+      }
+    }
+    const sets: RecordSet[] = [];
+    const replies = new Map<string, Array<[string, string]>>();
+    const finished: string[] = [];
+    for (const [entry, text] of encoded) {
+      const { id } = entry.record;
+      if (refused.has(id)) continue;
+      const last = latest.get(id) === entry;
+      if (last) sets.push({ id, key: this.keys.result(id), text, ttl: Math.max(1, Math.round(entry.ttl)) });
       if (entry.replyTo !== undefined) {
         const list = replies.get(entry.replyTo) ?? [];
-        list.push([entry.record.id, text]);
+        list.push([id, text]);
         replies.set(entry.replyTo, list);
       }
-      if (last && isReadyState(entry.record.state)) finished.push(entry.record.id);
+      if (last && isReadyState(entry.record.state)) finished.push(id);
     }
     // Plain commands in one corked write, not a pipeline: ioredis's Pipeline costs more per batch
     // than the commands themselves, and this runs for every batch a worker settles.
     const { client } = this.connection;
     const writes = corked(client, () => [
-      ...storeCalls(client, sets),
+      ...storeCalls(client, sets, refused),
       ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
       ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
     ]);
-    await Promise.all(writes);
+    await Promise.all(writes).catch((error: unknown) => {
+      throw isNoPermission(error) ? noPermission(error, 'store task records and announce them on their channels') : error;
+    });
     // Records sent to this client come back on its reply channel, in order; the others (revokes,
     // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
     for (const entry of entries) {
       const { record } = entry;
+      if (refused.has(record.id)) continue;
       if (entry.replyTo !== this.settings.clientId && (this.waiters.has(record.id) || this.listeners.has(record.id))) this.deliver(record);
     }
+    if (refused.size > 0) throw new RecordsRefusedError(refused);
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
     const text = await this.connection.client.get(this.keys.result(id)).catch((error: unknown) => {
-      throw unavailable(error, 'read a result');
+      throw unavailable(error, 'read a result', this.connection);
     });
     return text === null ? undefined : (this.codec.parse(text) as TaskRecord);
   }
@@ -100,7 +120,7 @@ export class RedisBackend implements ResultBackend {
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
     const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id))).catch((error: unknown) => {
-      throw unavailable(error, 'read results');
+      throw unavailable(error, 'read results', this.connection);
     });
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }
@@ -254,19 +274,49 @@ function isReadyText(text: string): boolean {
 /** Most records per script call, so one call never blocks Redis for long. */
 const STORE_CHUNK = 1_000;
 
+/** One record to write: its task id, key, text and TTL (ms). */
+interface RecordSet {
+  id: string;
+  key: string;
+  text: string;
+  ttl: number;
+}
+
+/** Refuses a TTL that Redis would refuse, so that the record fails alone (see store-records-n.lua). */
+function checkTtl(entry: StoreEntry): void {
+  const { ttl } = entry;
+  if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0 || ttl > MAX_RESULT_TTL_MS) {
+    throw new CeleriacError('CELERIAC_INVALID_OPTION', `The record of task ${entry.record.id} has a TTL of ${String(ttl)} ms; Redis keeps records for 1 to ${MAX_RESULT_TTL_MS} ms.`);
+  }
+}
+
 /**
- * The calls that store `sets` (key, record text, TTL): a lone record with SET, several with one
- * script call per chunk (a SET each cost the client ~4 µs per record, the script ~1 µs).
+ * The calls that store `sets`: a lone record with SET, several with one script call per chunk (a
+ * SET each cost the client ~4 µs per record, the script ~1 µs). Records Redis refuses are added to
+ * `refused`; only a failure of the connection rejects.
  */
-function storeCalls(client: Redis, sets: ReadonlyArray<[key: string, text: string, ttl: number]>): Array<Promise<unknown>> {
+function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<string, Error>): Array<Promise<unknown>> {
   if (sets.length === 1) {
-    const [key, text, ttl] = sets[0] as [string, string, number];
-    return [client.set(key, text, 'PX', ttl)];
+    const { id, key, text, ttl } = sets[0] as RecordSet;
+    return [
+      client.set(key, text, 'PX', ttl).catch((error: unknown) => {
+        if (!(error instanceof ReplyError)) throw error;
+        refused.set(id, error as Error);
+      }),
+    ];
   }
   const calls: Array<Promise<unknown>> = [];
   for (let start = 0; start < sets.length; start += STORE_CHUNK) {
     const chunk = sets.slice(start, start + STORE_CHUNK);
-    calls.push(runScript(client, 'storeRecords', chunk.map(([key]) => key), chunk.flatMap(([, text, ttl]) => [text, ttl])));
+    const call = runScript<Array<number | string>>(client, 'storeRecords', chunk.map(({ key }) => key), chunk.flatMap(({ text, ttl }) => [text, ttl]));
+    calls.push(
+      call.then((failures) => {
+        for (let i = 0; i < failures.length; i += 2) {
+          const set = chunk[Number(failures[i]) - 1];
+          if (set) refused.set(set.id, new ReplyError(String(failures[i + 1])));
+        }
+      }),
+    );
   }
   return calls;
 }

@@ -75,8 +75,8 @@ export class RedisBeatStore implements BeatStore {
   }
 
   async listEntries(): Promise<StoredBeatEntry[]> {
-    const texts = await this.call('list the beat entries', () => this.connection.client.hvals(this.keys.entries));
-    return texts.map((text) => JSON.parse(text) as StoredBeatEntry);
+    const all = await this.call('list the beat entries', () => this.connection.client.hgetall(this.keys.entries));
+    return Object.entries(all).map(([name, text]) => readEntry(name, text));
   }
 
   async putEntry(entry: StoredBeatEntry): Promise<void> {
@@ -113,7 +113,23 @@ export class RedisBeatStore implements BeatStore {
     try {
       return await run();
     } catch (error) {
-      throw unavailable(error, action);
+      throw unavailable(error, action, this.connection);
     }
   }
+}
+
+/**
+ * An entry as stored under `name`. The field's name wins over the one inside (with a secret, the
+ * signature covers the name, so an entry moved to another field no longer matches). A value that is
+ * not a JSON object (written by hand) comes back as a bare name, which the scheduler refuses and
+ * logs: one bad value must not keep every other entry from firing.
+ */
+function readEntry(name: string, text: string): StoredBeatEntry {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ...(value as StoredBeatEntry), name };
+  } catch {
+    // Not JSON: refused below, by name.
+  }
+  return { name } as StoredBeatEntry;
 }

@@ -11,6 +11,7 @@ import {
   type Delivery,
   type Envelope,
   type PublishOutcome,
+  type PurgedMessage,
   type QueueStats,
   type RecoveryReport,
   type Revocation,
@@ -73,7 +74,7 @@ export class RedisBroker implements Broker {
     try {
       await Promise.all(calls);
     } catch (error) {
-      throw unavailable(error, 'publish');
+      throw unavailable(error, 'publish', this.connection);
     }
     return outcomes;
   }
@@ -166,7 +167,7 @@ export class RedisBroker implements Broker {
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
       if (woken || signal.aborted || this.closed) return { score: undefined, deliveries: [] };
-      throw unavailable(error, 'wait for work');
+      throw unavailable(error, 'wait for work', this.connection);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -186,12 +187,12 @@ export class RedisBroker implements Broker {
   }
 
   async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
-    const outcome = await this.script<number>('requeueLost', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), this.settings.maxDeliveries, reason]);
+    const outcome = await this.script<number>('requeueLost', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), this.settings.maxDeliveries, reason, this.settings.maxMessageSize ?? 0]);
     return outcome === 2 ? 'dead' : 'requeued';
   }
 
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
-    await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason]);
+    await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason, this.settings.maxMessageSize ?? 0]);
   }
 
   async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
@@ -209,7 +210,7 @@ export class RedisBroker implements Broker {
     const now = Date.now();
     await Promise.all(
       queues.map(async (queue) => {
-        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [now, this.settings.maxDeliveries, RECOVER_LIMIT]);
+        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [now, this.settings.maxDeliveries, RECOVER_LIMIT, this.settings.maxMessageSize ?? 0]);
         requeued.push(...ids);
         for (let i = 0; i < buried.length; i += 4) {
           dead.push({ id: buried[i] as string, queue, body: buried[i + 1] as string, reason: buried[i + 2] as string, at: Number(buried[i + 3]) });
@@ -228,8 +229,9 @@ export class RedisBroker implements Broker {
     return ids.flatMap((id, index) => {
       const info = infos[index];
       if (!info) return [];
-      const parsed = JSON.parse(info) as { body: string; reason: string; at: number };
-      return [{ id, queue, body: parsed.body, reason: parsed.reason, at: parsed.at }];
+      const parsed = deadInfoOf(info);
+      const letter: DeadLetter = { id, queue, body: parsed.body, reason: parsed.reason, at: parsed.at };
+      return [parsed.size === undefined ? letter : { ...letter, size: parsed.size }];
     });
   }
 
@@ -249,7 +251,9 @@ export class RedisBroker implements Broker {
     const now = Date.now();
     const payload = JSON.stringify(revocation);
     await runScript(client, 'revokeNote', [this.keys.revoked, this.keys.revokedInfo], [revocation.id, now + this.settings.revokeTtl, payload, now]);
-    await client.publish(this.keys.revokeChannel, payload);
+    await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
+      throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
+    });
     const queues = await client.smembers(this.keys.queues);
     const removed = await Promise.all(queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])));
     const body = removed.find((reply): reply is string => typeof reply === 'string');
@@ -263,7 +267,7 @@ export class RedisBroker implements Broker {
     const infos = await client.hmget(this.keys.revokedInfo, ...ids);
     return ids.map((id, index) => {
       const info = infos[index];
-      return info ? (JSON.parse(info) as Revocation) : { id, terminate: false };
+      return info ? revocationOf(id, info) : { id, terminate: false };
     });
   }
 
@@ -273,11 +277,9 @@ export class RedisBroker implements Broker {
       this.listRevoked().then((revocations) => revocations.forEach(listener), () => undefined);
     });
     const unsubscribe = await this.connection.subscriber.subscribe(this.keys.revokeChannel, (message) => {
-      try {
-        listener(JSON.parse(message) as Revocation);
-      } catch {
-        // A malformed announcement is ignored; the stored list stays authoritative.
-      }
+      // A malformed announcement is ignored; the stored list stays authoritative.
+      const revocation = revocationOf(undefined, message);
+      if (revocation) listener(revocation);
     });
     return async () => {
       stopRecheck();
@@ -317,8 +319,11 @@ export class RedisBroker implements Broker {
     return { ready: ready ?? 0, delayed: delayed ?? 0, active: active ?? 0, dead: dead ?? 0 };
   }
 
-  async purge(queue: string): Promise<number> {
-    return this.script<number>('purge', queue, []);
+  async purge(queue: string): Promise<PurgedMessage[]> {
+    const reply = await this.script<string[]>('purge', queue, []);
+    const removed: PurgedMessage[] = [];
+    for (let index = 0; index < reply.length; index += 2) removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
+    return removed;
   }
 
   async close(): Promise<void> {
@@ -364,4 +369,42 @@ function groupByQueue(deliveries: readonly Delivery[]): Map<string, Delivery[]> 
     byQueue.set(delivery.queue, list);
   }
   return byQueue;
+}
+
+/**
+ * A stored or announced revocation of `id` (taken from the text when undefined). Text written into
+ * Redis by something else must not stop a worker from starting: a stored one that does not parse
+ * still revokes its id, without terminate; an announcement without an id is dropped.
+ */
+function revocationOf(id: string, text: string): Revocation;
+function revocationOf(id: undefined, text: string): Revocation | undefined;
+function revocationOf(id: string | undefined, text: string): Revocation | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<Record<keyof Revocation, unknown>>) : {};
+  const revoked = id ?? (typeof fields.id === 'string' && fields.id.length > 0 ? fields.id : undefined);
+  if (revoked === undefined) return undefined;
+  return { ...(fields as object), id: revoked, terminate: fields.terminate === true };
+}
+
+/** A dead letter's stored details; text written there by something else is shown as it is, not thrown on. */
+function deadInfoOf(text: string): { body: string; reason: string; at: number; size?: number } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const info: { body: string; reason: string; at: number; size?: number } = {
+    body: typeof fields.body === 'string' ? fields.body : text,
+    reason: typeof fields.reason === 'string' ? fields.reason : 'unreadable dead-letter record',
+    at: typeof fields.at === 'number' ? fields.at : 0,
+  };
+  if (typeof fields.size === 'number') info.size = fields.size;
+  return info;
 }

@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { closeClient } from './close-client';
+import { isNoPermission, noPermission } from './no-permission';
 
 type Handler = (message: string) => void;
 
@@ -41,13 +42,16 @@ export class Subscriber {
     return () => this.reconnectListeners.delete(listener);
   }
 
-  /** Adds a handler; resolves once Redis confirmed the subscription. Returns the unsubscribe function. */
+  /**
+   * Adds a handler; resolves once Redis confirmed the subscription. Returns the unsubscribe function.
+   * @throws CeleriacError `CELERIAC_NO_PERMISSION` when the user's ACL has no access to the channel.
+   */
   async subscribe(channel: string, handler: Handler): Promise<() => Promise<void>> {
     let set = this.handlers.get(channel);
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      this.pending.set(channel, this.client.subscribe(channel));
+      this.pending.set(channel, this.client.subscribe(channel).catch((error: unknown) => this.refused(channel, error)));
     }
     set.add(handler);
     await this.pending.get(channel);
@@ -58,6 +62,13 @@ export class Subscriber {
       this.pending.delete(channel);
       await this.client.unsubscribe(channel).catch(() => undefined);
     };
+  }
+
+  /** Forgets a channel Redis refused (a later call tries again) and rethrows, ACL refusals explained. */
+  private refused(channel: string, error: unknown): never {
+    this.handlers.delete(channel);
+    this.pending.delete(channel);
+    throw isNoPermission(error) ? noPermission(error, `subscribe to channel ${channel}`) : error;
   }
 
   /** Closes the connection. */

@@ -1,12 +1,26 @@
-/** Turns a lost connection into the error callers can branch on. */
+/** Turns a lost connection into the error callers can branch on, naming the broker and why. */
 import { BrokerUnavailableError, CeleriacError } from '@celeriac/core';
+import { isNoPermission, noPermission } from './no-permission';
+import { redactUrl } from './redact-url';
 
-/** Wraps connection failures in BrokerUnavailableError; passes other errors through. */
-export function unavailable(error: unknown, action: string): unknown {
+/** What the message says about the connection: its URL, and why its last attempt failed. */
+export interface ConnectionFacts {
+  readonly url: string;
+  readonly lastError: Error | undefined;
+}
+
+/** Wraps connection failures in BrokerUnavailableError and ACL refusals in `CELERIAC_NO_PERMISSION`; passes other errors through. */
+export function unavailable(error: unknown, action: string, connection: ConnectionFacts): unknown {
   if (error instanceof CeleriacError) return error;
+  if (isNoPermission(error)) return noPermission(error, action);
   const message = error instanceof Error ? error.message : String(error);
-  const connectionLost =
-    (error instanceof Error && error.name === 'MaxRetriesPerRequestError') || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
+  const retriesUsed = error instanceof Error && error.name === 'MaxRetriesPerRequestError';
+  const connectionLost = retriesUsed || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
   if (!connectionLost) return error;
-  return new BrokerUnavailableError(`Could not ${action}: Redis is unreachable (${message}). Check that Redis runs and that the broker URL is right.`, { cause: error });
+  // ioredis's "max retries per request" says nothing about why: the socket's last error does.
+  const socketError = retriesUsed ? connection.lastError : undefined;
+  return new BrokerUnavailableError(
+    `Could not ${action}: Redis at ${redactUrl(connection.url)} is unreachable (${socketError?.message ?? message}). Check that Redis runs and that the broker URL is right.`,
+    { cause: socketError ?? error },
+  );
 }

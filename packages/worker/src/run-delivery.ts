@@ -7,6 +7,8 @@ import {
   continueFlow,
   logsAt,
   failFlow,
+  InvalidMessageError,
+  RecordsRefusedError,
   type FlowContext,
   optionalMilliseconds,
   toRemoteError,
@@ -54,6 +56,12 @@ export interface RunContext {
 export async function runDelivery(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
   try {
     await prepareAndRun(run, delivery, stop);
+  } catch (error) {
+    if (!(error instanceof RecordsRefusedError)) throw error;
+    // The backend would refuse the record again on every re-run: dead-letter the task now.
+    const reason = `result not stored: ${error.refused.get(delivery.id)?.message ?? error.message}`;
+    run.logger.error({ id: delivery.id, queue: delivery.queue, error: toRemoteError(error) }, `Dead-lettering task ${delivery.id}: ${reason}`);
+    await run.broker.deadLetter(delivery, reason);
   } finally {
     run.released(delivery.id);
   }
@@ -61,15 +69,31 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Run
 
 async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
   const { app, logger } = run;
+  const tooLarge = oversized(delivery.body, app.options.maxMessageSize);
+  if (tooLarge !== undefined) {
+    const reason = `message too large: ${tooLarge} bytes, over maxMessageSize (${app.options.maxMessageSize} bytes)`;
+    logger.error({ id: delivery.id, queue: delivery.queue, size: tooLarge }, `Dead-lettering message ${delivery.id}: ${reason}`);
+    await run.broker.deadLetter(delivery, reason);
+    // Unread, it is unverified: with a secret set, it must not write over a real task's record.
+    if (app.options.secret === undefined) {
+      const error = new CeleriacError('CELERIAC_MESSAGE_TOO_LARGE', `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was not run.`);
+      await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
+    }
+    return;
+  }
   let message: TaskMessage;
   try {
-    message = app.decode(delivery.body);
+    message = app.decode(delivery.body, delivery.id);
+    // Records and acks go by the queued id: a message queued under another id would settle one
+    // task's entry with another task's record (a signed one is refused as a replay in decode).
+    if (message.id !== delivery.id) throw new InvalidMessageError(`id must be the id it is queued under (${JSON.stringify(delivery.id)}), not ${JSON.stringify(message.id)}`);
   } catch (error) {
-    const reason = `undecodable message: ${(error as Error).message}`;
+    const reason = error instanceof InvalidMessageError ? `invalid message: ${error.problem}` : `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
-    // A forged message must not be able to write over a real task's record.
-    if ((error as CeleriacError).code !== 'CELERIAC_BAD_SIGNATURE') {
+    // A forged or replayed message must not be able to write over a real task's record.
+    const code = (error as CeleriacError).code;
+    if (code !== 'CELERIAC_BAD_SIGNATURE' && code !== 'CELERIAC_SIGNATURE_EXPIRED') {
       await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
     }
     return;
@@ -116,9 +140,15 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       );
       if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
-    report: async (state: TaskState, meta: unknown) => {
-      if (finished) return;
-      await run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
+    report: (state: TaskState, meta: unknown) => {
+      if (finished) return Promise.resolve();
+      const stored = run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
+      // Tasks often call progress() without awaiting it: a failed store is logged here, so it never
+      // becomes an unhandled rejection (which would end the process); a caller that awaits still sees it.
+      stored.catch((error: unknown) => {
+        logger.warn({ id: message.id, task: message.task, state, error: toRemoteError(error) }, `Task ${message.task}[${message.id}] could not store its ${state} state`);
+      });
+      return stored;
     },
   };
   const outcome = await run.runner.run(job, delivery.body);
@@ -151,7 +181,8 @@ async function settle(
       return;
     }
     case 'retry': {
-      const body = app.encode({ ...message, retries: message.retries + 1 });
+      // Signed again with the time it is due again, so a retry stays inside the replay window.
+      const body = app.encode({ ...message, retries: message.retries + 1, eta: Date.now() + outcome.delay });
       await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
       logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
@@ -221,6 +252,16 @@ export async function failDeadLettered(run: RunContext, message: TaskMessage, er
 
 function flowContext(run: RunContext): FlowContext {
   return { app: run.app, store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined), ttlOf: (message) => ttlOf(run, message) };
+}
+
+/**
+ * The size in bytes of a body over `limit`, else undefined. Only a body longer than a third of the
+ * limit is measured: a UTF-16 character takes at most 3 bytes in UTF-8.
+ */
+function oversized(body: string, limit: number): number | undefined {
+  if (body.length * 3 <= limit) return undefined;
+  const size = Buffer.byteLength(body);
+  return size > limit ? size : undefined;
 }
 
 /** A record of `id` in `state`, dated now unless `fields` says when. */

@@ -7,7 +7,7 @@
  * once it has run all of it). A STARTED record waits a few milliseconds: a task that ends sooner
  * never needs it, which halves the writes of short tasks.
  */
-import { isReadyState, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { isReadyState, RecordsRefusedError, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
 import { nextTurn } from './next-turn';
 
 /** How long a STARTED record waits for the task's next state before it is written. */
@@ -45,7 +45,7 @@ export class Settler {
       if (!isReadyState(entry.record.state)) this.stores.push(started());
     }
     this.stores.push(entry);
-    return this.wait();
+    return this.wait(entry.record.id);
   }
 
   /** Stores a STARTED record, unless the task ends within {@link STARTED_GRACE_MS}. */
@@ -70,7 +70,7 @@ export class Settler {
     this.pendingStarted.delete(delivery.id);
     if (entry) this.stores.push(entry);
     this.acks.push(delivery);
-    return this.wait();
+    return this.wait(delivery.id);
   }
 
   /** Resolves once every batch handed over so far is written. */
@@ -84,7 +84,8 @@ export class Settler {
     }
   }
 
-  private wait(): Promise<void> {
+  /** Resolves once the batch is written; rejects when it failed as a whole or `id`'s records were refused. */
+  private wait(id?: string): Promise<void> {
     // Flushed on the next microtask: what settles in the same tick shares a batch. (Holding batches
     // back while one is in flight measured slower: it delays acks and results more than it saves.)
     if (!this.batch) {
@@ -97,7 +98,12 @@ export class Settler {
       this.batch = { promise, resolve, reject };
       queueMicrotask(() => this.flush());
     }
-    return this.batch.promise;
+    // Records refused by the backend fail their own tasks only (see flush()).
+    return this.batch.promise.catch((error: unknown) => {
+      if (!(error instanceof RecordsRefusedError)) throw error;
+      const own = id === undefined ? error : error.of(id);
+      if (own) throw own;
+    });
   }
 
   private flush(): void {
@@ -110,13 +116,23 @@ export class Settler {
     this.acks = [];
     const writing = (async () => {
       try {
+        let refused: RecordsRefusedError | undefined;
+        let toAck = acks;
         if (stores.length > 0) {
-          await this.backend.store(stores);
+          try {
+            await this.backend.store(stores);
+          } catch (error) {
+            // The other records were stored: their tasks are acked; the refused ones are not.
+            if (!(error instanceof RecordsRefusedError)) throw error;
+            refused = error;
+            toAck = acks.filter((delivery) => !error.refused.has(delivery.id));
+          }
           // The stored records' notices, already on their way, are read before the acks go out.
-          if (acks.length > 0) await nextTurn();
+          if (toAck.length > 0) await nextTurn();
         }
-        if (acks.length > 0) await this.broker.ack(acks);
-        batch.resolve();
+        if (toAck.length > 0) await this.broker.ack(toAck);
+        if (refused) batch.reject(refused);
+        else batch.resolve();
       } catch (error) {
         batch.reject(error);
       }

@@ -8,8 +8,11 @@ export interface WorkerApp {
   readonly registry: TaskRegistry;
   readonly broker: Broker;
   readonly backend: ResultBackend;
-  /** Decodes a message with the app's secret; throws when it does not decode or is forged. */
-  decode(body: string): TaskMessage;
+  /**
+   * Decodes a message with the app's secret; throws when it does not decode or is forged, or (given
+   * the delivery's id) when a signed message is a copy under another id or past `signatureMaxAge`.
+   */
+  decode(body: string, deliveryId?: string): TaskMessage;
   /** The decoded message, or undefined when it does not decode. */
   decodeOrUndefined(body: string): TaskMessage | undefined;
   /** Publishes the first tasks of a workflow node (the steps after a finished one). */

@@ -119,6 +119,7 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
         const broken = new Promise<void>((resolve) => (broke = resolve));
         const host: BeatHost = {
           codec: app.codec,
+          options: app.options,
           buildMessage: (name, args, call) => app.buildMessage(name, args, call),
           result: (id) => app.result(id),
           track: (closeable) => app.track(closeable),

@@ -50,6 +50,7 @@ async function runBeat(flags: BeatFlags): Promise<void> {
     process.exit(1);
   }
   onStopSignals(
+    logger,
     (signal) => {
       logger.info({ signal }, `Received ${signal}: giving the lease up and exiting`);
       void closeAndExit(logger, 'Beat', () => app.close()); // closes the scheduler first, which releases its lease

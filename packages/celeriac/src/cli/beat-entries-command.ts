@@ -1,6 +1,6 @@
 /** `celeriac beat list | add | remove`: the app's periodic entries, and changes to the runtime ones. */
 import { at, crontab, every, type BeatEntryInfo, type Schedule } from '@celeriac/beat';
-import type { BeatTaskOptions, CatchUpPolicy } from '@celeriac/core';
+import { CeleriacError, type BeatTaskOptions, type CatchUpPolicy } from '@celeriac/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadBeatAppOrExit, type BeatApp } from './beat-app';
 import { createLogger } from './logger';
@@ -25,6 +25,7 @@ interface AddFlags {
   priority?: number;
   expires?: number;
   catchUp?: CatchUpPolicy;
+  force?: boolean;
 }
 
 /** `celeriac beat list`. */
@@ -62,8 +63,10 @@ export function addEntryCommand(): Command {
     .option('--priority <n>', 'priority 0-255', wholeNumber)
     .option('--expires <duration>', 'do not run a firing that waited longer than this', duration)
     .addOption(new Option('--catch-up <policy>', 'slots missed while no scheduler ran').choices(['skip', 'once', 'all']))
+    .option('--force', 'add it even though the app of -A does not register the task (only the workers\' app does)')
     .action((name: string, flags: AddFlags) =>
       withBeatApp(flags.app, async (app) => {
+        if (!flags.force) assertRegistered(app, flags);
         const options: BeatTaskOptions = {};
         if (flags.queue !== undefined) options.queue = flags.queue;
         if (flags.priority !== undefined) options.priority = flags.priority;
@@ -95,6 +98,17 @@ export function removeEntryCommand(): Command {
 /** Loads the beat app of `-A` and runs `work` on it (see with-app.ts). */
 function withBeatApp(specifier: string, work: (app: BeatApp) => Promise<void>): Promise<void> {
   return withApp(loadBeatAppOrExit(specifier, createLogger({ level: 'warn', json: false, name: 'beat' })), work);
+}
+
+/** A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it up front. */
+function assertRegistered(app: BeatApp, flags: AddFlags): void {
+  if (app.registry.get(flags.task)) return;
+  const known = app.registry.names();
+  const listed = known.length === 0 ? 'none' : known.length <= 10 ? known.join(', ') : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
+  throw new CeleriacError(
+    'CELERIAC_UNKNOWN_TASK',
+    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${listed}). Check the name, or pass --force when only the workers' app registers it.`,
+  );
 }
 
 function scheduleOf(flags: AddFlags): Schedule {

@@ -17,8 +17,14 @@ export async function startOrExit(logger: Logger, app: { options: { broker: unkn
   }
 }
 
-/** Calls `first` on the first SIGTERM or SIGINT, and `again` on every later one. */
-export function onStopSignals(first: (signal: NodeJS.Signals) => void, again: (signal: NodeJS.Signals) => void): void {
+/** How often a process started through npm looks whether npm is still its parent (see onParentGone). */
+const PARENT_CHECK_INTERVAL = 1_000;
+
+/**
+ * Calls `first` on the first SIGTERM or SIGINT, and `again` on every later one. Under npm (`npx
+ * celeriac ...`, an `npm run` script), npm dying counts as a SIGTERM too: see {@link onParentGone}.
+ */
+export function onStopSignals(logger: Logger, first: (signal: NodeJS.Signals) => void, again: (signal: NodeJS.Signals) => void): void {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
@@ -26,6 +32,28 @@ export function onStopSignals(first: (signal: NodeJS.Signals) => void, again: (s
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  if (process.env.npm_command === undefined) return;
+  onParentGone(() => {
+    logger.warn({ npm: process.env.npm_command }, 'npm, which started this process, has exited (stopped with a signal it does not pass on): stopping as on SIGTERM');
+    onSignal('SIGTERM');
+  });
+}
+
+/**
+ * Calls `gone` once this process's parent has exited. npm, stopped with SIGTERM, ends the shell it
+ * ran the command in and exits, but does not pass the signal on: the command would run on under
+ * PID 1. Node has no event for a parent's death (no prctl), so this compares `process.ppid` once a
+ * second; the timer does not keep the process alive. Only for processes npm started: a worker
+ * detached on purpose (`nohup`, `&`) outlives its shell.
+ */
+function onParentGone(gone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, PARENT_CHECK_INTERVAL);
+  timer.unref();
 }
 
 /** Runs `close`, then exits 0 (logging `<What> exited cleanly`), or 1 when closing failed. */

@@ -9,7 +9,9 @@ export function loadAppOrExit(specifier: string, logger: Logger): LoadedApp {
     return loadAppModule(specifier);
   } catch (error) {
     const message = error instanceof CeleriacError ? error.message : `The app module could not be loaded: ${(error as Error).message}`;
-    logger.fatal({ module: specifier, cause: (error as Error).cause instanceof Error ? String((error as Error).cause) : undefined }, message);
+    // The error the module threw, with its stack (where in the module it failed); pino logs `err` with its stack.
+    const thrown = error instanceof CeleriacError ? error.cause : error;
+    logger.fatal({ module: specifier, err: thrown instanceof Error ? thrown : undefined }, message);
     process.exit(2);
   }
 }

@@ -4,11 +4,12 @@
  * second one stops at once, handing running tasks back to the queue.
  */
 import { Command, Option } from 'commander';
-import { Worker, type PoolKind } from '@celeriac/worker';
+import { Worker, type LoadedApp, type PoolKind } from '@celeriac/worker';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
 import { loadAppOrExit } from './load';
 import { duration, list, positiveInteger, wholeNumber } from './parse';
 import { closeAndExit, onStopSignals, startOrExit } from './lifecycle';
+import { redact } from './redact';
 
 interface WorkerFlags {
   app: string;
@@ -64,6 +65,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     logger,
   });
   onStopSignals(
+    logger,
     (signal) => {
       logger.info({ signal }, `Received ${signal}: draining (send it again to stop at once)`);
       void closeAndExit(logger, 'Worker', async () => {
@@ -77,5 +79,17 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     },
   );
   await startOrExit(logger, app, 'worker', () => worker.start());
-  logger.info({ pool: worker.options.pool, concurrency: worker.options.concurrency, queues: worker.options.queues }, `Worker ${worker.options.hostname} ready`);
+  logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);
+}
+
+/**
+ * What the ready line tells, as Celery's banner does: where the worker listens (a sender with another
+ * broker or prefix never reaches it), how it runs tasks, and which it knows.
+ */
+function banner(app: LoadedApp, worker: Worker): Record<string, unknown> {
+  const { broker, backend, prefix } = app.options;
+  const fields: Record<string, unknown> = { broker: redact(broker) };
+  if (typeof backend === 'string' && backend !== broker) fields.backend = redact(backend);
+  const { queues, pool, concurrency } = worker.options;
+  return { ...fields, prefix, queues, pool, concurrency, tasks: app.registry.names() };
 }

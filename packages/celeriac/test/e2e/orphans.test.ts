@@ -1,28 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { gone, alive } from './support/procs';
 import { useE2e } from './support/worker-process';
-
-/** True while process `pid` runs: a zombie (dead, not yet reaped by its new parent) counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Resolves once `pid` is gone; rejects after `ms` (the child would otherwise spin forever). */
-async function gone(pid: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  // A process that is not our child gives no event when it ends: look every 20 ms until it is gone.
-  while (alive(pid)) {
-    if (Date.now() > deadline) {
-      process.kill(pid, 'SIGKILL');
-      throw new Error(`pool child ${pid} outlived its killed worker by ${ms} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('celeriac worker: pool children die with their worker', () => {
   const e2e = useE2e('e2e-orphans');

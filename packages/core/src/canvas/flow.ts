@@ -9,7 +9,7 @@ import type { ResultBackend, StoreEntry, TaskRecord } from '../backend';
 import { isReadyState } from '../states';
 import { ChordError, toRemoteError, type CeleriacErrorCode, type RemoteError } from '../errors';
 import type { TaskMessage } from '../message';
-import { firstTaskOf, memberId, tasksOf, type CanvasNode, type Continuation, type GroupMembership } from './nodes';
+import { firstTaskOf, memberId, tasksOf, type CanvasNode, type Continuation, type GroupMembership, type StepFailureMeta } from './nodes';
 
 /** How many member records one read fetches when a chord completes. */
 const READ_CHUNK = 1_000;
@@ -60,7 +60,8 @@ export async function continueFlow(context: FlowContext, message: TaskMessage, v
 export async function failFlow(context: FlowContext, message: TaskMessage, failure: StepFailure): Promise<void> {
   const flow = message.flow;
   if (!flow) return;
-  const launches: Array<Promise<void>> = [settleSteps(context, message, flow.then ?? [], failure)];
+  // The steps after this one fail with this step's own error: their records name it as the step that failed.
+  const launches: Array<Promise<void>> = [settleSteps(context, message, flow.then ?? [], failure, true)];
   if (flow.member) launches.push(failChord(context, message, flow.member, failure));
   if (failure.state === 'FAILURE') launches.push(launchErrbacks(context, message, flow.linkError, message.id, failure.error ?? { name: 'Error', message: 'unknown failure' }));
   await Promise.all(launches);
@@ -134,14 +135,16 @@ async function settleContinuation(context: FlowContext, message: TaskMessage, co
  * already (a step can fail on a re-run after its first run had started what follows, before a crash
  * kept it from being acked): then nothing is written over it.
  */
-async function settleSteps(context: FlowContext, message: TaskMessage, steps: readonly CanvasNode[], failure: StepFailure): Promise<void> {
+async function settleSteps(context: FlowContext, message: TaskMessage, steps: readonly CanvasNode[], failure: StepFailure, ownError = false): Promise<void> {
   const tasks = tasksOf(steps);
   if (tasks.length === 0) return;
   const existing = await context.app.backend.getMany(tasks.map((step) => step.options.taskId as string));
   if (existing.some((record) => record !== undefined)) return;
   const ttl = context.ttlOf(message);
   const entries = tasks.map((step): StoreEntry => {
-    const record: TaskRecord = { id: step.options.taskId as string, state: failure.state, task: step.task, date: Date.now(), meta: { reason: failure.reason ?? `step ${message.id} failed`, cause: message.id } };
+    const meta: StepFailureMeta = { reason: failure.reason ?? `step ${message.id} failed`, cause: message.id };
+    if (ownError) meta.causeTask = message.task;
+    const record: TaskRecord = { id: step.options.taskId as string, state: failure.state, task: step.task, date: Date.now(), meta };
     if (failure.error) record.error = failure.error;
     const entry: StoreEntry = { record, ttl };
     if (message.replyTo !== undefined) entry.replyTo = message.replyTo;

@@ -87,3 +87,15 @@ export function firstTaskOf(node: CanvasNode): TaskNode {
   if (!first) throw new Error('empty canvas node');
   return firstTaskOf(first);
 }
+
+/**
+ * The `meta` of a record stored for a step that did not run. `causeTask` is set when the recorded
+ * error is the one step `cause` raised (not an error about the workflow, such as a ChordError).
+ */
+export interface StepFailureMeta {
+  reason: string;
+  /** The id of the step whose end settled this one. */
+  cause: string;
+  /** The task name of that step, when the record carries its own error. */
+  causeTask?: string;
+}

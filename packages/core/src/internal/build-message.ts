@@ -6,7 +6,7 @@ import { callbackNodes, dependencyIds } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
 import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
-import { invalid } from './resolve-options';
+import { invalid, resultTtlMilliseconds } from './resolve-options';
 
 /** Everything a message is built from. */
 export interface MessageInput {
@@ -32,6 +32,10 @@ export function buildMessage(input: MessageInput): TaskMessage {
   if (!Number.isInteger(priority) || priority < 0 || priority > 255) throw invalid('priority', priority, 'an integer from 0 to 255');
   const queue = call.queue ?? task?.queue ?? app.defaultQueue;
   if (typeof queue !== 'string' || !/^[\w.:-]+$/.test(queue)) throw invalid('queue', queue, 'letters, digits, and . : _ - only');
+  const headers: unknown = call.headers ?? {};
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || !Object.values(headers).every((value) => typeof value === 'string')) {
+    throw invalid('headers', call.headers, 'an object whose values are strings');
+  }
   const message: TaskMessage = {
     version: MESSAGE_VERSION,
     id,
@@ -57,7 +61,9 @@ export function buildMessage(input: MessageInput): TaskMessage {
   if (call.timeLimit !== undefined) message.timeLimit = toMilliseconds(call.timeLimit, 'timeLimit');
   if (call.softTimeLimit !== undefined) message.softTimeLimit = toMilliseconds(call.softTimeLimit, 'softTimeLimit');
   if (call.ignoreResult !== undefined) message.ignoreResult = call.ignoreResult;
-  if (call.resultTtl !== undefined) message.resultTtl = toMilliseconds(call.resultTtl, 'resultTtl');
+  if (call.resultTtl !== undefined) message.resultTtl = resultTtlMilliseconds(call.resultTtl);
+  // The task's own resultTtl is applied by the worker: a bad one is refused here, where it is sent.
+  else if (task?.resultTtl !== undefined) resultTtlMilliseconds(task.resultTtl);
   if (input.parentId !== undefined) message.parentId = input.parentId;
   if (input.rootId !== undefined) message.rootId = input.rootId;
   const flow = flowOf(input);

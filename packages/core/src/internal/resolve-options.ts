@@ -1,5 +1,5 @@
 /** Applies defaults to the app's options and checks them, once, at construction. */
-import { toMilliseconds } from '../duration';
+import { toMilliseconds, type Duration } from '../duration';
 import { CeleriacError } from '../errors';
 import { APP_DEFAULTS, type CeleriacOptions, type ResolvedAppOptions } from '../options';
 
@@ -18,18 +18,34 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
   if (!/^[\w.:-]+$/.test(prefix)) throw invalid('prefix', prefix, 'letters, digits, and . : _ - only');
   const visibilityTimeout = toMilliseconds(options.visibilityTimeout ?? APP_DEFAULTS.visibilityTimeout, 'visibilityTimeout');
   if (visibilityTimeout < 1000) throw invalid('visibilityTimeout', options.visibilityTimeout, 'at least 1s');
+  const signatureMaxAge = toMilliseconds(options.signatureMaxAge ?? APP_DEFAULTS.signatureMaxAge, 'signatureMaxAge');
+  if (signatureMaxAge < 1000) throw invalid('signatureMaxAge', options.signatureMaxAge, 'at least 1s');
   return {
     broker,
     backend: options.backend ?? (typeof broker === 'string' ? broker : APP_DEFAULTS.broker),
     prefix,
     visibilityTimeout,
-    resultTtl: toMilliseconds(options.resultTtl ?? APP_DEFAULTS.resultTtl, 'resultTtl'),
+    resultTtl: resultTtlMilliseconds(options.resultTtl ?? APP_DEFAULTS.resultTtl),
     defaultQueue: options.defaultQueue ?? APP_DEFAULTS.defaultQueue,
     maxDeliveries,
     secret: options.secret,
+    signatureMaxAge,
     maxMessageSize,
     revokeTtl: toMilliseconds(options.revokeTtl ?? APP_DEFAULTS.revokeTtl, 'revokeTtl'),
   };
+}
+
+/**
+ * The longest result TTL, in ms: Redis refuses an expiry past its 64-bit clock, and a TTL past
+ * 2^53 - 1 ms (about 285,000 years) no longer survives the trip through a number unchanged.
+ */
+export const MAX_RESULT_TTL_MS = Number.MAX_SAFE_INTEGER;
+
+/** A `resultTtl` (app, task or call) in ms; throws `CELERIAC_INVALID_DURATION` or `..._OPTION` past the maximum. */
+export function resultTtlMilliseconds(value: Duration, what = 'resultTtl'): number {
+  const ms = toMilliseconds(value, what);
+  if (ms > MAX_RESULT_TTL_MS) throw invalid(what, value, `a duration of at most ${MAX_RESULT_TTL_MS} ms (Redis refuses longer expiries)`);
+  return ms;
 }
 
 /** The error for an option with a bad value. */

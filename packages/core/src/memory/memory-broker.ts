@@ -8,6 +8,7 @@ import type {
   DeadLetter,
   Delivery,
   PublishOutcome,
+  PurgedMessage,
   QueueStats,
   RecoveryReport,
   Revocation,
@@ -246,11 +247,13 @@ export class MemoryBroker implements Broker {
     return { ready: count('ready'), delayed: count('delayed'), active: count('active'), dead: state.dead.length };
   }
 
-  async purge(queue: string): Promise<number> {
+  async purge(queue: string): Promise<PurgedMessage[]> {
     const entries = this.queue(queue).entries;
-    let removed = 0;
+    const removed: PurgedMessage[] = [];
     for (const [id, entry] of entries) {
-      if (entry.place !== 'active') removed += Number(entries.delete(id));
+      if (entry.place === 'active') continue;
+      entries.delete(id);
+      removed.push({ id, body: entry.body });
     }
     return removed;
   }

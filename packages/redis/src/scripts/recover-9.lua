@@ -1,7 +1,8 @@
 -- Returns messages whose lease lapsed (their worker died or hung) to the queue, counting the lost
 -- delivery, or dead-letters those delivered `maxDeliveries` times.
 -- KEYS: the 9 queue keys.
--- ARGV[1] now (epoch ms); ARGV[2] maxDeliveries; ARGV[3] most messages to handle.
+-- ARGV[1] now (epoch ms); ARGV[2] maxDeliveries; ARGV[3] most messages to handle; ARGV[4] largest
+-- body a dead letter keeps whole (bytes).
 -- Returns: { requeued ids, { id, body, reason, at, ... } of dead-lettered ones }.
 -- #include common
 
@@ -13,7 +14,7 @@ for _, id in ipairs(lapsed) do
   local delivery = (tonumber(redis.call('HGET', KEYS[5], 'lost:' .. id)) or 0) + 1
   if delivery >= max then
     local reason = 'lease lapsed ' .. delivery .. ' times (maxDeliveries ' .. max .. '); its workers died or hung'
-    local body = bury(id, reason, now)
+    local body = bury(id, reason, now, ARGV[4])
     dead[#dead + 1] = id
     dead[#dead + 1] = body
     dead[#dead + 1] = reason

@@ -29,6 +29,8 @@ export interface ChildSpec {
   env?: NodeJS.ProcessEnv;
   /** Node flags for the child, after the worker's own. */
   nodeFlags?: string[];
+  /** Logs a hook of a task that threw in the child (the task's outcome stands). */
+  onHookError?: (hook: string, error: RemoteError) => void;
 }
 
 /** A child's lifecycle state: `busy` while it holds jobs. */
@@ -334,6 +336,9 @@ export class ChildHandle {
         return;
       case 'report':
         void held.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
+        return;
+      case 'hook-error':
+        this.spec.onHookError?.(message.hook, message.error);
         return;
       case 'done': {
         clearLongTimeout(held.timer);

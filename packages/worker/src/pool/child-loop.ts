@@ -89,12 +89,15 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         timeLimit: undefined,
         // The parent learns that this job starts from the 'began' sent before it.
         onStart: () => undefined,
-        report: async (state: TaskState, meta: unknown) => {
+        // Metadata that does not encode throws in the task's call, as in the inline pool, rather
+        // than rejecting a promise the task may not await.
+        report: (state: TaskState, meta: unknown) => {
           send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`) });
+          return Promise.resolve();
         },
       },
       app.codec,
-      (hook, error) => console.error(`[celeriac] The ${hook} hook of ${task.task} threw:`, error),
+      (hook, error) => send({ v: PROTOCOL_VERSION, type: 'hook-error', jobId: message.jobId, hook, error: toRemoteError(error) }),
     );
     outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, () => `the result of ${task.task}`) } : (result as WireOutcome);
   } catch (error) {

@@ -1,6 +1,6 @@
 /** Builds the runner a worker's `pool` option names. */
 import { resolve } from 'node:path';
-import { toRemoteError } from '@celeriac/core';
+import { toRemoteError, type RemoteError } from '@celeriac/core';
 import { InlineRunner } from '../inline-runner';
 import type { ResolvedWorkerOptions } from '../options';
 import type { TaskRunner } from '../runner';
@@ -20,6 +20,7 @@ const pools = {
 /** The runner for `options.pool`. */
 export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): TaskRunner {
   const { logger } = options;
+  const onHookError = (hook: string, error: RemoteError) => logger.error({ hook, error }, `The ${hook} hook threw; the task's outcome stands`);
   // What both process pools need to start children, and how they log replacing one (not for
   // inline, which has no app module to resolve).
   const children = () => ({
@@ -27,12 +28,11 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
     appModule: resolve(options.appModule as string),
     codec: app.codec,
     onReplace: (child: number | undefined, reason: string) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
+    onHookError,
   });
   switch (options.pool) {
     case 'inline':
-      return new InlineRunner(app.codec, (hook, error) =>
-        logger.error({ hook, error: toRemoteError(error) }, `The ${hook} hook threw; the task's outcome stands`),
-      );
+      return new InlineRunner(app.codec, (hook, error) => onHookError(hook, toRemoteError(error)));
     case 'prefork':
       return new (pools.prefork())({
         ...children(),

@@ -6,7 +6,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
 export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
@@ -54,6 +54,8 @@ export type ChildMessage =
   /** The child begins the job now: from here on it runs it, and a withdraw no longer takes it back. */
   | { v: typeof PROTOCOL_VERSION; type: 'began'; jobId: string }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
+  /** A hook of the job's task threw (the outcome stands): the worker logs it. */
+  | { v: typeof PROTOCOL_VERSION; type: 'hook-error'; jobId: string; hook: string; error: RemoteError }
   /**
    * `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child)
    * lets the parent retire a child that grew past `maxMemoryPerChild`; `ms` is how long the job ran

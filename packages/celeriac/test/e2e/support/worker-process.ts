@@ -3,10 +3,11 @@
  * `npm run build` first; `npm test` does) and lets tests wait for what they log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisFixture } from '../../../../redis/test/support/redis-app';
+import { childrenOf } from './procs';
 
 const ROOT = resolve(__dirname, '../../../../..');
 const CLI = join(ROOT, 'packages/celeriac/bundle/cli.js');
@@ -28,9 +29,13 @@ export class WorkerProcess {
   private readonly listeners = new Set<(line: LogLine) => void>();
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv, command: 'worker' | 'beat' = 'worker') {
+  /** With `via: 'npx'`, runs `npx celeriac ...` as the docs say; `child` is then npx, not the worker. */
+  constructor(args: string[], env: NodeJS.ProcessEnv, command: 'worker' | 'beat' = 'worker', via: 'node' | 'npx' = 'node') {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
-    this.child = spawn(process.execPath, [CLI, command, '--json-logs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const cliArgs = [command, '--json-logs', ...args];
+    const [file, argv] = via === 'npx' ? ['npx', ['celeriac', ...cliArgs]] : [process.execPath, [CLI, ...cliArgs]];
+    // npx must never fetch a package named celeriac from the registry: the workspace's own bin or nothing.
+    this.child = spawn(file, argv, { cwd: ROOT, env: { ...process.env, npm_config_yes: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     createInterface({ input: this.child.stdout! }).on('line', (text) => {
       let line: LogLine;
       try {
@@ -88,21 +93,7 @@ export class WorkerProcess {
 
   /** The worker's child processes now (its pool children, and its reaper `sh`), read from /proc. */
   children(): Array<{ pid: number; command: string }> {
-    const parent = String(this.child.pid);
-    const found: Array<{ pid: number; command: string }> = [];
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue;
-      }
-      // pid (command) state ppid ...: the command may hold spaces and parentheses.
-      const end = stat.lastIndexOf(')');
-      if (stat.slice(end + 2).split(' ')[1] === parent) found.push({ pid: Number(entry), command: stat.slice(stat.indexOf('(') + 1, end) });
-    }
-    return found;
+    return childrenOf(this.child.pid as number);
   }
 
   /** Kills the worker (and, through its reaper, its children) if still running. */
@@ -124,8 +115,8 @@ export class WorkerProcesses {
   }
 
   /** Starts `celeriac <command>` with these args (give `-A`), on this test's prefix; killed at the end too. */
-  spawn(command: 'worker' | 'beat', args: string[], env: NodeJS.ProcessEnv = {}): WorkerProcess {
-    const started = new WorkerProcess(args, { CELERIAC_TEST_PREFIX: this.prefix, ...env }, command);
+  spawn(command: 'worker' | 'beat', args: string[], env: NodeJS.ProcessEnv = {}, via: 'node' | 'npx' = 'node'): WorkerProcess {
+    const started = new WorkerProcess(args, { CELERIAC_TEST_PREFIX: this.prefix, ...env }, command, via);
     this.all.push(started);
     return started;
   }

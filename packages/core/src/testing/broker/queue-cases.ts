@@ -84,18 +84,19 @@ export function queueCases(open: OpenBroker): void {
     expect(await broker.stats(OTHER_QUEUE)).toEqual({ ready: 1, delayed: 0, active: 0, dead: 0 });
   });
 
-  it('purges the ready and delayed messages of one queue, leaving active, dead and other queues alone', async () => {
+  it('purges the ready and delayed messages of one queue and returns them, leaving active, dead and other queues alone', async () => {
     const { broker } = await open();
     await broker.publish([envelope('active'), envelope('dead')]);
     const [active, dead] = await broker.reserve([QUEUE], 2);
     await broker.deadLetter(dead!, 'test');
     await broker.publish([envelope('a'), envelope('b'), envelope('later', { eta: Date.now() + 60_000 }), envelope('kept', { queue: OTHER_QUEUE })]);
-    expect(await broker.purge(QUEUE)).toBe(3);
+    const purged = await broker.purge(QUEUE);
+    expect([...purged].sort((x, y) => x.id.localeCompare(y.id))).toEqual(['a', 'b', 'later'].map((id) => ({ id, body: `body of ${id}` })));
     expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 1, dead: 1 });
     expect(await broker.stats(OTHER_QUEUE)).toMatchObject({ ready: 1 });
     await broker.ack([active!]);
     expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 1 });
-    expect(await broker.purge(QUEUE)).toBe(0);
+    expect(await broker.purge(QUEUE)).toEqual([]);
   });
 
   it('acks leased messages for good; acking again is harmless', async () => {

@@ -61,15 +61,26 @@ local function forget(id)
   redis.call('HDEL', KEYS[5], 'priority:' .. id, 'lost:' .. id)
 end
 
--- Moves an active id to the dead-letter set with a reason; returns its body ('' if gone).
-local function bury(id, reason, now)
-  local body = redis.call('HGET', KEYS[4], id)
+-- How much of a body over the size limit a dead letter keeps, for the operator to see what it was.
+local DEAD_PREVIEW_BYTES = 1024
+
+-- Moves an active id to the dead-letter set with a reason; returns the body it keeps ('' if gone).
+-- A body over `maxBody` bytes (no worker runs it) keeps only a preview and its size, so dead letters
+-- never hold more than the limit each.
+local function bury(id, reason, now, maxBody)
+  local body = redis.call('HGET', KEYS[4], id) or ''
   local priority = redis.call('HGET', KEYS[5], 'priority:' .. id)
+  local info = { body = body, reason = reason, at = now, priority = tonumber(priority) or 0 }
+  local limit = tonumber(maxBody)
+  if limit and limit > 0 and #body > limit then
+    info.body = string.sub(body, 1, DEAD_PREVIEW_BYTES)
+    info.size = #body
+  end
   redis.call('ZREM', KEYS[3], id)
-  redis.call('HSET', KEYS[9], id, cjson.encode({ body = body or '', reason = reason, at = now, priority = tonumber(priority) or 0 }))
+  redis.call('HSET', KEYS[9], id, cjson.encode(info))
   redis.call('ZADD', KEYS[8], num(now), id)
   forget(id)
-  return body or ''
+  return info.body
 end
 
 -- Wakes one blocked worker: work is ready now.
