@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { Worker, type LoadedApp, type PoolKind } from '@celeriac/worker';
+import type { Logger } from 'pino';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
 import { loadAppOrExit } from './load';
 import { duration, list, positiveInteger, wholeNumber } from './parse';
@@ -64,6 +65,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     hostname: flags.hostname,
     logger,
   });
+  logStrayRejections(logger);
   onStopSignals(
     logger,
     (signal) => {
@@ -80,6 +82,19 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
   );
   await startOrExit(logger, app, 'worker', () => worker.start());
   logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);
+}
+
+/**
+ * A task may leave a rejected promise that nobody awaits. Node ends the process on one by default,
+ * which in the inline pool (or in the worker's own code) would take every running task down with
+ * it; the worker logs it with its stack instead and keeps serving. Pool children keep Node's
+ * default: a child that dies of one fails only its own task (WorkerLostError).
+ */
+function logStrayRejections(logger: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    const error = reason instanceof Error ? { name: reason.name, message: reason.message, stack: reason.stack } : { value: String(reason) };
+    logger.error({ error }, 'A promise was rejected and nobody awaited it (a task or hook left it); the worker goes on');
+  });
 }
 
 /**
