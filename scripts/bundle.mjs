@@ -19,7 +19,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Entry points per package: output name (under bundle/) → compiled file (under dist/). */
 const ENTRIES = {
-  core: { index: 'index.js', testing: 'testing/index.js' },
   redis: { index: 'index.js' },
   worker: { index: 'index.js', 'child-main': 'pool/child-main.js', 'child-loop': 'pool/child-loop.js' },
   beat: { index: 'index.js' },

@@ -57,9 +57,8 @@ export {
   type TerminateSignal,
   type ValueOf,
 } from '@celeriac/core';
-// Values of @celeriac/worker and @celeriac/beat load on first use (see lazy-exports.ts).
-export { at, Beat, crontab, every, ManualClock, Scheduler, Worker } from './lazy-exports';
-export type { Logger, PoolKind, WorkerOptions, WorkerState } from '@celeriac/worker';
+export { Worker, type Logger, type PoolKind, type WorkerOptions, type WorkerState } from '@celeriac/worker';
+export { at, Beat, crontab, every, ManualClock, Scheduler } from '@celeriac/beat';
 export type {
   BeatEntryInfo,
   BeatLogger,

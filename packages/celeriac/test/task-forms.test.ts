@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { runtimeOf } from '@celeriac/core/internal';
 import { Celeriac, task } from 'celeriac';
 import { useApp } from './support/app';
 
@@ -60,7 +61,7 @@ describe('decorator form: @task with app.register(instance)', () => {
     expect(mail.send.options).toEqual({ retries: 2 });
     expect(mail.count.name).toBe('Mailer.count');
     expect(Object.keys(mail).sort()).toEqual(['count', 'send']);
-    expect(t.app.registry.names()).toEqual(['mail.send', 'Mailer.count']);
+    expect(runtimeOf(t.app).registry.names()).toEqual(['mail.send', 'Mailer.count']);
     await t.startWorker({ concurrency: 1 });
     await expect(mail.send.delay('you@y', 'hi')).resolves.toBe('me@x -> you@y: hi');
     await expect(mail.count.delay()).resolves.toBe(1);

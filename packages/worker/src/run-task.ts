@@ -3,7 +3,8 @@
  * its delay, or a failure. It runs where the function runs (the worker process, or a pool child),
  * because only there are the real error objects at hand for `autoretryFor` and the hooks.
  */
-import { toRemoteError, type Codec, type RemoteError } from '@celeriac/core';
+import { type Codec, type RemoteError } from '@celeriac/core';
+import { toRemoteError } from '@celeriac/core/internal';
 import { execute } from './execute';
 import { decideRetry } from './retry-policy';
 import type { TaskJob } from './task-job';
