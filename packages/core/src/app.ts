@@ -10,6 +10,7 @@ import type { Broker, BrokerSettings } from './broker';
 import type { GroupResult } from './canvas/group-result';
 import type { Codec, CustomSerializer, JsonValue } from './codec';
 import { findDecoratedMethods, type RegisteredTasks } from './decorator';
+import type { ErrorClass } from './error-types';
 import { CeleriacError } from './errors';
 import { resolveAppOptions } from './internal/resolve-options';
 import { AppRuntime, unsupportedUrl } from './internal/runtime';
@@ -126,6 +127,16 @@ export class CeleriacCore {
   /** Lets instances of a class travel in arguments and results (both sides must register it). */
   registerType(cls: abstract new (...args: never[]) => unknown, name?: string): void {
     this.#runtime.codec.registerClass(cls, name);
+  }
+
+  /**
+   * Lets errors of a class reach the caller as themselves: a task that throws one fails with a
+   * `TaskFailedError` whose `cause` is an instance of the class with the remote message, stack and
+   * own fields (carried by the codec). Both the worker's app and the caller's must register it.
+   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a class that is not an Error, or a name taken.
+   */
+  registerError(cls: ErrorClass, name?: string): void {
+    this.#runtime.codec.errorTypes.register(cls, name);
   }
 
   /** Registers a custom serializer for a type the codec does not know (Buffer, Decimal, ...). */

@@ -25,6 +25,7 @@ export type {
   TerminateSignal,
   WorkerInfo,
 } from './broker';
+export type { ErrorClass } from './error-types';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
 export { currentTask, maybeCurrentTask, type RetryOptions, type TaskContext } from './context';
 export { task, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';

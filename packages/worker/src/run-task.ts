@@ -4,7 +4,7 @@
  * because only there are the real error objects at hand for `autoretryFor` and the hooks.
  */
 import { type Codec, type RemoteError } from '@celeriac/core';
-import { toRemoteError } from '@celeriac/core/internal';
+import { describeError } from '@celeriac/core/internal';
 import { execute } from './execute';
 import { decideRetry } from './retry-policy';
 import type { TaskJob } from './task-job';
@@ -46,10 +46,10 @@ export async function runTask(job: TaskJob, codec: Codec, onHookError: HookError
   const decision = decideRetry({ error, taskName: message.task, options, retries: message.retries, maxRetries: job.maxRetries, final });
   if (decision.retry) {
     await callHook('onRetry', onHookError, () => options.onRetry?.(decision.error, message.id));
-    return { kind: 'retry', delay: decision.delay, error: toRemoteError(decision.error) };
+    return { kind: 'retry', delay: decision.delay, error: describeError(decision.error, codec) };
   }
   await callHook('onFailure', onHookError, () => options.onFailure?.(decision.error, message.id));
-  return { kind: 'failure', error: toRemoteError(decision.error) };
+  return { kind: 'failure', error: describeError(decision.error, codec) };
 }
 
 async function callHook(hook: string, onHookError: HookErrorHandler, call: () => void | Promise<void> | undefined): Promise<void> {

@@ -134,9 +134,9 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
             }
             if (breaking && dies) {
               const never = new Promise<void>((_, reject) => hung.push(() => reject(new Error('the process died'))));
-              return new AsyncResult(app, id, { sent: never, taskName: name });
+              return new AsyncResult(runtimeOf(app), id, { sent: never, taskName: name });
             }
-            if (cut.on) return new AsyncResult(app, id, { sent: Promise.reject(new Error('connection lost')), taskName: name });
+            if (cut.on) return new AsyncResult(runtimeOf(app), id, { sent: Promise.reject(new Error('connection lost')), taskName: name });
             const result = app.sendTask(name, args, call);
             void result.sent.then(() => published.push(id));
             return result;

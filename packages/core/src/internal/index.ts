@@ -27,3 +27,4 @@ export { APP_DEFAULTS, TASK_DEFAULTS } from '../options';
 export { TaskRegistry, type TaskDefinition } from '../registry';
 export { isReadyState, READY_STATES } from '../states';
 export { createTaskHandle } from '../task';
+export { describeError, reviveError } from './remote-error';
