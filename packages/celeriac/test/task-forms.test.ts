@@ -68,6 +68,24 @@ describe('decorator form: @task with app.register(instance)', () => {
     expect(mailer.sent).toEqual(['you@y']);
   });
 
+  it('throws CELERIAC_NOT_A_TASK when a method that is not a task is read from the handles', () => {
+    const mail = t.app.register(new Mailer('me@x'));
+    // The type lists every public method (types cannot see decorators): the read itself throws.
+    expect(() => mail.notATask).toThrow(expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK', message: expect.stringContaining('Mailer.notATask is not a task') }));
+    expect(mail.send.name).toBe('mail.send');
+  });
+
+  it('returns handles for exactly the methods named, registering every decorated one', () => {
+    const mail = t.app.register(new Mailer('me@x'), ['send']);
+    expect(Object.keys(mail)).toEqual(['send']);
+    expect(runtimeOf(t.app).registry.names()).toEqual(['mail.send', 'Mailer.count']);
+  });
+
+  it('refuses a list that names a method that is not a task, registering nothing', () => {
+    expect(() => t.app.register(new Mailer('me@x'), ['send', 'notATask'])).toThrow(expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK' }));
+    expect(runtimeOf(t.app).registry.names()).toEqual([]);
+  });
+
   it('finds decorated methods inherited from a base class', () => {
     class LoudMailer extends Mailer {
       @task()

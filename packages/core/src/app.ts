@@ -9,9 +9,10 @@ import type { BackendSettings, ResultBackend } from './backend';
 import type { Broker, BrokerSettings } from './broker';
 import type { GroupResult } from './canvas/group-result';
 import type { Codec, CustomSerializer, JsonValue } from './codec';
-import { findDecoratedMethods, type RegisteredTasks } from './decorator';
+import type { MethodKeys, RegisteredTasks } from './decorator';
 import type { ErrorClass } from './error-types';
 import { CeleriacError } from './errors';
+import { registerInstance } from './internal/register-instance';
 import { resolveAppOptions } from './internal/resolve-options';
 import { AppRuntime, unsupportedUrl } from './internal/runtime';
 import { attachRuntime } from './internal/runtime-of';
@@ -70,22 +71,16 @@ export class CeleriacCore {
   }
 
   /**
-   * Registers the `@task`-decorated methods of an instance and returns their typed handles.
-   * @throws CeleriacError `CELERIAC_NO_TASKS` when no method is decorated.
+   * Registers the `@task`-decorated methods of an instance and returns their typed handles. Name the
+   * task methods (`app.register(mailer, ['send'])`) for handles typed for exactly those; without the
+   * list every public method has a handle in the type, and reading one that is not a task throws.
+   * @throws CeleriacError `CELERIAC_NO_TASKS` when no method is decorated, `CELERIAC_NOT_A_TASK` when
+   * the list names a method that is not, `CELERIAC_DUPLICATE_TASK` when a name is taken.
    */
-  register<T extends object>(instance: T): RegisteredTasks<T> {
-    const methods = findDecoratedMethods(instance);
-    const className = instance.constructor?.name ?? 'Anonymous';
-    if (methods.length === 0) {
-      throw new CeleriacError('CELERIAC_NO_TASKS', `${className} has no @task-decorated methods. Decorate at least one method with @task().`);
-    }
-    const handles: Record<string, unknown> = {};
-    for (const { property, options } of methods) {
-      const { name = `${className}.${property}`, ...taskOptions } = options;
-      const method = (instance as Record<string, (...args: never[]) => unknown>)[property] as (...args: never[]) => unknown;
-      handles[property] = this.task(name, method.bind(instance), taskOptions);
-    }
-    return handles as RegisteredTasks<T>;
+  register<T extends object>(instance: T): RegisteredTasks<T>;
+  register<T extends object, const K extends MethodKeys<T>>(instance: T, tasks: readonly K[]): RegisteredTasks<T, K>;
+  register(instance: object, tasks?: readonly string[]): Record<string, unknown> {
+    return registerInstance(instance, tasks, (name, fn, options) => this.task(name, fn, options));
   }
 
   /** Sends a task by name, e.g. from code that does not import it. */

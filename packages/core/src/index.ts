@@ -28,7 +28,7 @@ export type {
 export type { ErrorClass } from './error-types';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
 export { currentTask, maybeCurrentTask, type RetryOptions, type TaskContext } from './context';
-export { task, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
+export { task, type MethodKeys, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
 export type { Duration, DurationUnit } from './duration';
 export {
   BrokerUnavailableError,
