@@ -13,8 +13,8 @@ const REDIS_SCHEMES = ['redis:', 'rediss:'];
 
 /** The Celeriac app: declare tasks, send them, read results, run workers, schedule periodic tasks. */
 export class Celeriac extends CeleriacCore {
-  private redisTransports: RedisTransports | undefined;
-  private beatInstance: Beat | undefined;
+  #redisTransports: RedisTransports | undefined;
+  #beatInstance: Beat | undefined;
 
   /**
    * Creates an in-process worker for this app (call `start()` on it). Closing the app closes it.
@@ -39,8 +39,8 @@ export class Celeriac extends CeleriacCore {
    * Redis, picked up by running schedulers at once), and `scheduler()` to fire them in this process.
    */
   get beat(): Beat {
-    this.beatInstance ??= new Beat(this, () => this.createBeatStore());
-    return this.beatInstance;
+    this.#beatInstance ??= new Beat(this, () => this.createBeatStore());
+    return this.#beatInstance;
   }
 
   protected override createBroker(url: URL, settings: BrokerSettings): Broker {
@@ -68,7 +68,7 @@ export class Celeriac extends CeleriacCore {
   }
 
   private redis(): RedisTransports {
-    this.redisTransports ??= new RedisTransports();
-    return this.redisTransports;
+    this.#redisTransports ??= new RedisTransports();
+    return this.#redisTransports;
   }
 }
