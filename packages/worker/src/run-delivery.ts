@@ -121,12 +121,6 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       );
       if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
-    onUnstart: () => {
-      // The pool took it as begun a moment too soon: its STARTED record is dropped if it still
-      // waits (for 20 ms it does), and the log says the task did not run here after all.
-      run.settler.dropStarted(message.id);
-      if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'PENDING', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] had not begun after all: its child let it go first`);
-    },
     report: (state: TaskState, meta: unknown) => {
       if (finished) return Promise.resolve();
       const stored = run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));

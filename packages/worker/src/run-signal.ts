@@ -32,6 +32,12 @@ export class RunSignal {
   /** True once the task function began (a pool child may hold a job queued before it begins it). */
   started = false;
 
+  /**
+   * True while a pool child holds the job and has not said whether it began it: only that child
+   * can give it back, so the worker must not hand it back to the queue meanwhile.
+   */
+  inChild = false;
+
   /** True when the worker gave the task back to the queue: whatever the run does now must not be recorded. */
   abandoned = false;
 

@@ -14,9 +14,11 @@ export interface TaskRunner {
   run(job: TaskJob, body: string): Promise<TaskOutcome>;
   /**
    * At shutdown: takes back the jobs waiting in children that have not begun them, and resolves
-   * once every child has answered for each (gave it back, or ran it), or after `timeoutMs`. Each
+   * once every child has answered for each (gave it back, or began it), or after `timeoutMs`. Each
    * job given back ends abandoned (its signal's `abandoned` is set) without running; the worker
-   * hands it back to the queue. Jobs a child ran meanwhile settle as usual instead of running twice.
+   * hands it back to the queue. A job a child began runs and settles as usual. A job whose child
+   * has not answered yet keeps its signal's `inChild` set: it is still the child's, which answers
+   * later (so it never both runs and goes back to the queue).
    */
   takeBackQueued?(timeoutMs: number): Promise<void>;
   /** Stops; with `force`, kills what still runs. */

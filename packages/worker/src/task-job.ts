@@ -16,13 +16,8 @@ export interface TaskJob {
   soleInProcess?: boolean;
   softTimeLimit: number | undefined;
   timeLimit: number | undefined;
-  /** Called by the runner when the task function begins (a pool child may hold a job a while first). */
+  /** Called by the runner when the task function begins (a pool child may hold a job a while first, and says when it begins it). */
   onStart(): void;
-  /**
-   * Called by a pool when a job it took as begun turns out not to have begun: its child gave it back
-   * (it runs later in another child, or goes back to the queue) or dropped it as it was revoked.
-   */
-  onUnstart(): void;
   /** Stores a state change (progress, custom states). */
   report(state: TaskState, meta: unknown): Promise<void>;
 }

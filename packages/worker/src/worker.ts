@@ -32,6 +32,8 @@ interface Running {
   delivery: Delivery;
   stop: RunSignal;
   done: Promise<void>;
+  /** Set once it was handed back to the queue (at shutdown). */
+  handedBack?: true;
 }
 
 /** Runs tasks from a broker inside this process. */
@@ -243,6 +245,8 @@ export class Worker implements Closeable {
       .catch((error: unknown) => {
         this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Settling a task failed; its lease will bring it back');
       })
+      // A pool child may give a job back at shutdown later than the take-back waited for.
+      .then(() => (stop.abandoned ? this.handBack(entry) : undefined))
       .finally(() => {
         this.running.delete(delivery.id);
         this.processedCount += 1;
@@ -257,9 +261,26 @@ export class Worker implements Closeable {
     wake?.();
   }
 
+  /**
+   * Hands a reserved task back to its queue, once: a run that began as a lost delivery (it counts),
+   * one that never began uncounted.
+   */
+  private async handBack(entry: Running): Promise<void> {
+    if (entry.handedBack) return;
+    entry.handedBack = true;
+    const { delivery, stop } = entry;
+    await (stop.started ? handBackRunning(this.runContext, delivery) : this.broker.requeue(delivery)).catch((error: unknown) => {
+      this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Handing a task back to its queue failed; its lease will bring it back');
+    });
+  }
+
   private terminate(revocation: Revocation): void {
     const { id } = revocation;
-    this.running.get(id)?.stop.terminate(new Error(`Task ${id} was revoked with terminate`), terminationOf(revocation));
+    const run = this.running.get(id);
+    run?.stop.terminate(new Error(`Task ${id} was revoked with terminate`), terminationOf(revocation));
+    // Logged once what the abort sends a pool child has left (its pipe writes go in a microtask).
+    const what = run ? 'stopping it' : 'it is not held here';
+    queueMicrotask(() => this.options.logger.info({ id }, `Task ${id} revoked with terminate: ${what}`));
   }
 
   private async shutdown(): Promise<void> {
@@ -276,29 +297,32 @@ export class Worker implements Closeable {
     const unstarted = this.prefetched;
     this.prefetched = [];
     for (const entry of unstarted) this.running.delete(entry.delivery.id);
-    // Jobs a pool child holds but has not begun count as prefetched too: take them back. A pool that
-    // can ask its children which ones they really have not begun does so first: those they ran
-    // meanwhile then settle, instead of running a second time from the queue. Whether a job began is
-    // read afterwards, of every job held now: one taken as begun may come back from its child unrun.
+    // Jobs a pool child holds but has not begun count as prefetched too: the pool takes them back,
+    // and only those its children gave back go back to the queue. A job a child has not answered for
+    // yet (it is busy) stays its child's: the child may still begin it, and then it runs here once;
+    // if it gives it back later, its run ends abandoned and it goes back then.
     const held = [...this.running.values()];
     await this.runner.takeBackQueued?.(TAKE_BACK_MS);
     for (const entry of held) {
-      if (entry.stop.started) continue;
+      if (entry.stop.started || entry.stop.inChild) continue;
       entry.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
       unstarted.push(entry);
     }
     if (unstarted.length > 0) logger.info({ count: unstarted.length }, 'Handing prefetched tasks back to the queue');
-    await Promise.allSettled(unstarted.map((entry) => this.broker.requeue(entry.delivery)));
+    const unanswered = held.filter((entry) => entry.stop.inChild).length;
+    if (unanswered > 0) logger.info({ count: unanswered }, 'Tasks queued in busy pool children go back to the queue once their child gives them back');
+    await Promise.all(unstarted.map((entry) => this.handBack(entry)));
     const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout, this.forced.signal);
     if (!finished) {
       const left = [...this.running.values()];
       logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
       for (const run of left) run.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
-      // Only a run that began was lost (and counts); one that never began goes back uncounted.
-      await Promise.allSettled(left.map((run) => (run.stop.started ? handBackRunning(this.runContext, run.delivery) : this.broker.requeue(run.delivery))));
+      // Their children die first: a job a child held must not begin after it went back to the queue.
+      await this.runner.close({ force: true });
+      await Promise.all(left.map((run) => this.handBack(run)));
     }
     await this.settler.drain();
-    await this.runner.close({ force: !finished });
+    if (finished) await this.runner.close();
     await this.leases.stop();
     await this.revocations.stop();
     await this.heartbeat?.stop(this.options.hostname);

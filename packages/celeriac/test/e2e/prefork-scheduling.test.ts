@@ -1,3 +1,5 @@
+import { withFileGate } from './support/file-gate';
+import { reserved } from './support/reserved';
 import { useE2e } from './support/worker-process';
 
 describe('celeriac worker: prefork scheduling', () => {
@@ -29,27 +31,33 @@ describe('celeriac worker: prefork scheduling', () => {
     await expect(long.get({ timeout: 20_000 })).resolves.toBe('long done');
   });
 
-  it('does not count a task revoked while it waited in a child toward --max-tasks-per-child', async () => {
+  it('neither runs nor counts toward --max-tasks-per-child a task revoked while it waited in a child', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-tasks-per-child', '2', '--prefetch', '4']);
     await worker.ready();
     const client = fixture.app();
-    // The child takes the spinning task and the one behind it (its limit lets it hold two). It reads
-    // the revoke only once the spin is over, before it begins the next task; the worker has taken
-    // that one as begun by then, and must not count it.
-    const spinning = client.sendTask<number>('e2e.spin', [1, 500]);
-    const revoked = client.sendTask<number>('e2e.mark', [2, 'revoked']);
-    const [third, fourth] = [0, 1].map(() => client.sendTask<number>('e2e.pid', []));
-    await worker.started(spinning.id);
-    await revoked.revoke({ terminate: true });
-    await expect(spinning.get({ timeout: 20_000 })).resolves.toBe(1);
-    const [thirdPid, fourthPid] = await Promise.all([third!.get({ timeout: 20_000 }), fourth!.get({ timeout: 20_000 })]);
-    await expect(revoked.state()).resolves.toBe('REVOKED');
-    // It never ran: the child read the revoke before it began the task.
-    await expect(fixture.redis().get(`${fixture.prefix}:marks:revoked`)).resolves.toBeNull();
-    // The first child ran two tasks, the spinning one and the third; the fourth ran in its successor.
-    expect(thirdPid).not.toBe(fourthPid);
-    expect(worker.lines.filter((line) => line.id === revoked.id).map((line) => line.state)).toEqual(['STARTED', 'PENDING', undefined]);
+    await withFileGate(async (gate, open) => {
+      // The child takes the spinning task, and then the one behind it (its limit lets it hold two;
+      // unless the spin had run 100 ms by then: the job then waits in the worker), and reads nothing
+      // while it spins. The revoke reaches it behind the job, before the spin ends.
+      const spinning = client.sendTask<number>('e2e.spinUntil', [1, gate]);
+      await worker.started(spinning.id);
+      const revoked = client.sendTask<number>('e2e.mark', [2, 'revoked']);
+      const [third, fourth] = [0, 1].map(() => client.sendTask<number>('e2e.pid', []));
+      await reserved(client, revoked, third!, fourth!);
+      await revoked.revoke({ terminate: true });
+      await worker.waitForLog((line) => line.id === revoked.id && /revoked with terminate/.test(line.msg), 'the revoke');
+      open();
+      await expect(spinning.get({ timeout: 20_000 })).resolves.toBe(1);
+      const [thirdPid, fourthPid] = await Promise.all([third!.get({ timeout: 20_000 }), fourth!.get({ timeout: 20_000 })]);
+      await expect(revoked.state()).resolves.toBe('REVOKED');
+      // It never ran: the child read the revoke before it began the task, and the worker never
+      // took it as started.
+      await expect(fixture.redis().get(`${fixture.prefix}:marks:revoked`)).resolves.toBeNull();
+      expect(worker.lines.filter((line) => line.id === revoked.id && line.state === 'STARTED')).toEqual([]);
+      // The first child ran two tasks, the spinning one and the third; the fourth ran in its successor.
+      expect(thirdPid).not.toBe(fourthPid);
+    });
   });
 
   it('gives a child no more than --max-tasks-per-child tasks, also under steady load', async () => {

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withFileGate } from './support/file-gate';
+import { reserved } from './support/reserved';
 import { useE2e, WorkerProcess } from './support/worker-process';
 
 /**
@@ -25,11 +27,15 @@ describe('celeriac worker: shutdown and lost workers', () => {
     const worker = workers.start(['-c', '1', '--prefetch', '2']);
     await worker.ready();
     const client = fixture.app();
-    const [running, ...waiting] = [0, 1, 2].map(() => client.sendTask('e2e.sleep', [600]));
-    await worker.started(running!.id);
+    const running = client.sendTask<string>('e2e.gate', ['done', 'running']);
+    const waiting = [0, 1].map(() => client.sendTask('e2e.sleep', [0]));
+    await worker.started(running.id);
     worker.signal('SIGTERM');
+    // The running task ends only once the others went back.
+    await worker.waitForLog((line) => line.msg === 'Handing prefetched tasks back to the queue', 'the hand-back');
+    await fixture.redis().lpush(`${fixture.prefix}:marks:running`, 'open');
     await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
-    await expect(running!.state()).resolves.toBe('SUCCESS');
+    await expect(running.state()).resolves.toBe('SUCCESS');
     await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 2, active: 0 });
     // Nothing was lost: another worker runs the two it handed back.
     const next = workers.start(['-c', '2']);
@@ -96,22 +102,30 @@ describe('celeriac worker: shutdown and lost workers', () => {
   it('on SIGTERM, hands back a job queued behind a task that outlasts the take-back, and the child never runs it', async () => {
     const { fixture, workers } = e2e();
     await withTally(async (env, tallied) => {
-      const worker = workers.start(['-c', '1', '--pool', 'prefork'], env);
-      await worker.ready();
-      const client = fixture.app();
-      // The child holds the spinning task and one behind it, and reads nothing while it spins: the
-      // worker's take-back (1 s) runs out and it hands the queued job back itself. Once the spin is
-      // over, the child must read that before it begins the job.
-      const spinning = client.sendTask<number>('e2e.spin', [1, 1_500]);
-      const queued = client.sendTask<number>('e2e.tally', [2]);
-      await worker.started(spinning.id);
-      worker.signal('SIGTERM');
-      await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
-      await expect(spinning.state()).resolves.toBe('SUCCESS');
-      const next = workers.start(['-c', '1', '--pool', 'prefork'], env);
-      await next.ready();
-      await expect(queued.get({ timeout: 20_000 })).resolves.toBe(2);
-      expect(tallied()).toEqual(['2']);
+      await withFileGate(async (gate, open) => {
+        const worker = workers.start(['-c', '1', '--pool', 'prefork'], env);
+        await worker.ready();
+        const client = fixture.app();
+        // The child holds the spinning task and one sent to it after the spin began (unless the spin
+        // had run 100 ms by then: the job then waits in the worker), and reads nothing while it
+        // spins: the worker's take-back (1 s) runs out, and the queued job stays the child's. Once
+        // the spin is over, the child reads the take-back before it begins the job, and gives it
+        // back; only then does it go back to the queue.
+        const spinning = client.sendTask<number>('e2e.spinUntil', [1, gate]);
+        await worker.started(spinning.id);
+        const queued = client.sendTask<number>('e2e.tally', [2]);
+        await reserved(client, queued);
+        worker.signal('SIGTERM');
+        await worker.waitForLog((line) => /queued in busy pool children|^Handing prefetched tasks back/.test(line.msg), 'the end of the take-back');
+        open();
+        await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+        await expect(spinning.state()).resolves.toBe('SUCCESS');
+        expect(worker.lines.filter((line) => line.id === queued.id && line.state === 'STARTED')).toEqual([]);
+        const next = workers.start(['-c', '1', '--pool', 'prefork'], env);
+        await next.ready();
+        await expect(queued.get({ timeout: 20_000 })).resolves.toBe(2);
+        expect(tallied()).toEqual(['2']);
+      });
     });
   });
 

@@ -54,17 +54,19 @@ interface Held {
   jobId: string;
   job: TaskJob;
   resolve(outcome: TaskOutcome | typeof UNSTARTED): void;
+  /** The child said it began the job ('began'). */
   started: boolean;
-  /** When the child began it (performance.now(), ms). */
+  /** When the parent learned that the child began it (performance.now(), ms). */
   beganAt: number;
+  /** Resolves once the child said whether it began the job: 'began', 'withdrawn' or 'done', or it died. */
+  decided: Promise<void>;
+  decide(): void;
   /** A withdraw was sent: the child gives it back unless it already began. */
   withdrawing: boolean;
   timer: LongTimeout | undefined;
   /** Kills the child if it still runs the job after a terminate's grace. */
   terminator: LongTimeout | undefined;
   killedFor: RemoteError | undefined;
-  /** Settles with the job's outcome. */
-  ended?: Promise<unknown>;
 }
 
 let nextJob = 0;
@@ -102,7 +104,10 @@ export class ChildHandle {
     let exited!: () => void;
     this.exited = new Promise((resolve) => (exited = resolve));
     this.ready = new Promise((resolve, reject) => {
-      const reader = new PacketReader((message) => {
+      const reader = new PacketReader((packet) => {
+        for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) onChildMessage(message);
+      });
+      const onChildMessage = (message: unknown): void => {
         if (!isChildMessage(message)) return;
         if (message.type === 'ready') {
           if (this.stateValue === 'starting') this.stateValue = 'idle';
@@ -116,7 +121,7 @@ export class ChildHandle {
         } else {
           this.onMessage(message);
         }
-      });
+      };
       this.pipe.on('data', (chunk: Buffer) => reader.push(chunk));
       this.child.once('exit', (code, signal) => {
         this.stateValue = 'dead';
@@ -166,7 +171,8 @@ export class ChildHandle {
 
   /**
    * Sends a job; it runs after the ones already sent. Never rejects: a crash or a hard limit becomes
-   * an outcome, and a job the child never began resolves {@link UNSTARTED}.
+   * an outcome, and a job the child never began (it gave it back, or died first) resolves
+   * {@link UNSTARTED}. Until the child says whether it began the job, `job.stop.inChild` is set.
    */
   run(job: TaskJob, body: string, options: { last?: boolean } = {}): Promise<TaskOutcome | typeof UNSTARTED> {
     if (this.stateValue === 'dead' || this.stateValue === 'starting') return Promise.resolve(UNSTARTED);
@@ -175,6 +181,8 @@ export class ChildHandle {
     this.stateValue = 'busy';
     const jobId = String(++nextJob);
     let held!: Held;
+    let decide!: () => void;
+    const decided = new Promise<void>((resolve) => (decide = resolve));
     const ended = new Promise<TaskOutcome | typeof UNSTARTED>((resolve) => {
       let stopListening = (): void => undefined;
       held = {
@@ -183,18 +191,21 @@ export class ChildHandle {
         resolve: (outcome) => {
           stopListening();
           clearLongTimeout(held.terminator);
+          job.stop.inChild = false;
+          decide();
           resolve(outcome);
         },
         started: false,
         beganAt: 0,
+        decided,
+        decide,
         withdrawing: false,
         timer: undefined,
         terminator: undefined,
         killedFor: undefined,
       };
       this.held.set(jobId, held);
-      // The child runs jobs in the order sent: one sent to an idle child starts now.
-      if (this.held.size === 1) this.begin(held);
+      job.stop.inChild = true;
       const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
       if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
       if (options.last) message.last = true;
@@ -206,7 +217,6 @@ export class ChildHandle {
         if (job.stop.termination) this.terminateAfterGrace(held, job.stop.termination, reason);
       });
     });
-    held.ended = ended;
     return ended;
   }
 
@@ -226,15 +236,13 @@ export class ChildHandle {
   }
 
   /**
-   * Takes back every job waiting behind the one the child runs; resolves once the child answered
-   * for each: it gave it back, or ran it (or died).
+   * Takes back every job the child has not said it began; resolves once it said, for each, that it
+   * gave it back or began it (or died). Only a job it gave back may run elsewhere.
    */
   takeBackQueued(): Promise<void> {
-    // The first job counts too when a withdraw went out for it before it came first: the child may
-    // still give it back, though this side took it as begun.
-    const waiting = [...this.held.values()].filter((held, index) => index > 0 || held.withdrawing);
-    this.withdrawBeyond(1);
-    return Promise.all(waiting.map((held) => held.ended)).then(() => undefined);
+    const waiting = [...this.held.values()].filter((held) => !held.started);
+    for (const held of waiting) this.withdraw(held);
+    return Promise.all(waiting.map((held) => held.decided)).then(() => undefined);
   }
 
   /** Takes back the jobs held beyond the first `keep` (the running one counts); the child returns those it has not begun. */
@@ -242,10 +250,14 @@ export class ChildHandle {
     let index = 0;
     for (const held of this.held.values()) {
       index += 1;
-      if (index <= keep || held.withdrawing) continue;
-      held.withdrawing = true;
-      this.send({ v: PROTOCOL_VERSION, type: 'withdraw', jobId: held.jobId });
+      if (index > keep) this.withdraw(held);
     }
+  }
+
+  private withdraw(held: Held): void {
+    if (held.withdrawing || held.started) return;
+    held.withdrawing = true;
+    this.send({ v: PROTOCOL_VERSION, type: 'withdraw', jobId: held.jobId });
   }
 
   /** Kills the child now (SIGKILL); the job it runs ends with `reason` as its error. */
@@ -278,39 +290,21 @@ export class ChildHandle {
     this.pipe.end();
   }
 
-  /** Marks a job as begun in the child: its hard limit counts from now. */
+  /** The child said it began the job: its hard limit counts from now. */
   private begin(held: Held): void {
     held.started = true;
     held.beganAt = performance.now();
     held.job.stop.started = true;
+    held.job.stop.inChild = false;
+    held.decide();
+    // Handed back to the queue while the child began it (a shutdown whose wait ran out): it must not
+    // run here as well.
+    if (held.job.stop.abandoned) return this.kill(toRemoteError(held.job.stop.reason));
     held.job.onStart();
     if (held.job.timeLimit !== undefined) {
       const limit = held.job.timeLimit;
       held.timer = setLongTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
     }
-  }
-
-  /**
-   * Undoes {@link begin} for a job the child gave back or dropped without running it. The child
-   * reads a withdraw or an abort between two jobs, so the job may be one this side took as begun
-   * when the job before it was done: nothing of it counts (its time limit, its STARTED), and the
-   * child begins the next one instead.
-   */
-  private unbegin(held: Held): void {
-    clearLongTimeout(held.timer);
-    held.started = false;
-    held.job.stop.started = false;
-    held.job.onUnstart();
-    this.beginNext();
-  }
-
-  /** The child begins its next job the moment it finishes or gives back the one before. */
-  private beginNext(): void {
-    const next = this.held.values().next().value as Held | undefined;
-    // A message read after the child died (it was still in the pipe) begins nothing: the next job
-    // never began, and is not charged to its task.
-    const exited = this.child.exitCode !== null || this.child.signalCode !== null;
-    if (next && !next.started && !exited) this.begin(next);
   }
 
   /**
@@ -333,9 +327,11 @@ export class ChildHandle {
     const held = this.held.get(message.jobId);
     if (!held) return;
     switch (message.type) {
+      case 'began':
+        this.begin(held);
+        return;
       case 'withdrawn':
         this.held.delete(message.jobId);
-        if (held.started) this.unbegin(held);
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
         held.resolve(UNSTARTED);
         return;
@@ -348,15 +344,12 @@ export class ChildHandle {
       case 'done': {
         clearLongTimeout(held.timer);
         this.held.delete(message.jobId);
-        if (held.started && message.dropped) {
-          this.unbegin(held);
-        } else if (held.started) {
-          // The child begins its next job the moment it finishes this one.
+        // Without a 'began', it was aborted while it waited in the child: it never ran.
+        if (held.started) {
           this.tasksRun += 1;
           // Timed in the child: a burst of dones read at once would make the parent's own clock
           // charge the whole burst to its first job and nothing to the rest.
           this.averageMs += (message.ms - this.averageMs) / 8;
-          this.beginNext();
         }
         this.rss = message.rss;
         if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';

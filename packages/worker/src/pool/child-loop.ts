@@ -1,8 +1,8 @@
 /**
  * What a pool child does (child-main.ts starts it): loads the app module once, then runs the jobs
  * its parent sends, one at a time in the order sent (the parent may queue some ahead, to hide the
- * round trip, and take back those that have not begun), and reports progress and outcomes back.
- * It never touches the broker.
+ * round trip, and take back those that have not begun), says when it begins each, and reports
+ * progress and outcomes back. It never touches the broker.
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
@@ -22,7 +22,7 @@ const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
 let runningJobId: string | undefined;
 const signals = new Map<string, RunSignal>();
 
-const send: (message: ChildMessage) => void = sendToParent;
+const send: (packet: ChildMessage | ChildMessage[]) => void = sendToParent;
 
 /** How long (ms) a child runs queued jobs back to back before it reads what its parent sent. */
 const READ_PARENT_EVERY_MS = 2;
@@ -42,10 +42,16 @@ async function drain(app: AppRuntime): Promise<void> {
 
 async function drainQueue(app: AppRuntime): Promise<void> {
   let readAt = monotonicMs();
+  // A job's 'done' waits for the next job's 'began' when that one follows at once: one write for both.
+  let finished: ChildMessage | undefined;
   while (queue.length > 0) {
     const next = queue[0] as Extract<ParentMessage, { type: 'run' }>;
     runningJobId = next.jobId;
-    await handleRun(app, next);
+    // Said before the task begins (the parent counts its hard limit from here, and hands back only
+    // what the child says it gave back): from now on a withdraw leaves it here.
+    const began: ChildMessage = { v: PROTOCOL_VERSION, type: 'began', jobId: next.jobId };
+    send(finished ? [finished, began] : began);
+    finished = await handleRun(app, next);
     runningJobId = undefined;
     queue.shift();
     // Tasks that never wait would keep the pipe unread until the queue is empty, so a 'withdraw' or
@@ -53,13 +59,17 @@ async function drainQueue(app: AppRuntime): Promise<void> {
     // (A single turn is not enough: the jobs run from the pipe's read callback, and from there the
     // next check phase comes before the next poll, so the job behind would begin unread.)
     if (queue.length > 0 && monotonicMs() - readAt >= READ_PARENT_EVERY_MS) {
+      send(finished);
+      finished = undefined;
       await afterNextPoll();
       readAt = monotonicMs();
     }
   }
+  if (finished) send(finished);
 }
 
-async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type: 'run' }>): Promise<void> {
+/** Runs one job; returns its 'done' message, for the caller to send. */
+async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type: 'run' }>): Promise<ChildMessage> {
   const began = monotonicMs();
   const stop = signals.get(message.jobId) ?? new RunSignal();
   let outcome: WireOutcome;
@@ -78,9 +88,8 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
         softTimeLimit: message.softTimeLimit,
         // The hard limit belongs to the parent: it kills this process.
         timeLimit: undefined,
-        // The parent knows when this job starts: jobs run in the order sent, each once the one before is done.
+        // The parent learns that this job starts from the 'began' sent before it.
         onStart: () => undefined,
-        onUnstart: () => undefined,
         // Metadata that does not encode throws in the task's call, as in the inline pool, rather
         // than rejecting a promise the task may not await.
         report: (state: TaskState, meta: unknown) => {
@@ -98,7 +107,7 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
     signals.delete(message.jobId);
   }
   // After its last job a child only waits for the parent to close the pipe: its memory is no news.
-  send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: monotonicMs() - began });
+  return { v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: monotonicMs() - began };
 }
 
 /** How old a memory reading may be when a task ends and another waits behind it (ms). */
@@ -155,8 +164,13 @@ function main(): void {
   // task (a retired child has none). A closed pipe goes unnoticed while a task spins without
   // yielding, so the worker's reaper or a watchdog thread also kills an orphan.
   listenToParent(
-    (packet) => {
-      for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);
+    (packets) => {
+      for (const packet of packets) {
+        for (const message of Array.isArray(packet) ? (packet as unknown[]) : [packet]) handle(app, message);
+      }
+      // Only once all of a read is handled: a withdraw or an abort that came with its job (written
+      // while this child was busy) is seen before the job begins, not after.
+      if (queue.length > 0) void drain(app);
     },
     () => process.exit(0),
   );
@@ -182,13 +196,12 @@ function handle(app: AppRuntime, message: unknown): void {
   if (message.type === 'run') {
     signals.set(message.jobId, new RunSignal());
     queue.push(message);
-    void drain(app);
   } else if (message.type === 'withdraw') {
     // Only a job that has not begun can go back; the running one stays.
     if (dropQueued(message.jobId)) send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
   } else if (dropQueued(message.jobId)) {
     // An aborted job still waiting behind the running one is simply dropped.
-    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0, dropped: true });
+    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0 });
   } else {
     signals.get(message.jobId)?.abort(new Error(message.reason));
   }

@@ -47,9 +47,9 @@ export class ForkPool implements TaskRunner {
       const outcome = await child.run(job, body, { last: true });
       child.retire();
       if (outcome !== UNSTARTED) return outcome;
-      // The child's death was seen before the task was sent (it died while it waited, and its
+      // The child died before it said it began the task (it died while it waited, and its
       // replacement had not come yet): the task never ran, so it goes to a fresh child, as a prefork
-      // job would. (A child killed in the instant before its exit is seen takes the task and loses it.)
+      // job would.
       if (attempt >= START_ATTEMPTS || this.closed) return lost('The fork child died before it began the task.');
     }
   }

@@ -17,11 +17,12 @@ import { PROTOCOL_VERSION, type ChildMessage } from './protocol';
 const READ_SIZE = 64 * 1024;
 
 /**
- * Hands every packet from the parent to `onPacket`, until the pipe closes (the parent retired this
- * child, or died): then `onClosed` runs, once.
+ * Hands the packets from the parent to `onPackets`, all those of one read at once, until the pipe
+ * closes (the parent retired this child, or died): then `onClosed` runs, once.
  */
-export function listenToParent(onPacket: (packet: unknown) => void, onClosed: () => void): void {
-  const reader = new PacketReader(onPacket);
+export function listenToParent(onPackets: (packets: unknown[]) => void, onClosed: () => void): void {
+  let packets: unknown[] = [];
+  const reader = new PacketReader((packet) => packets.push(packet));
   const buffer = Buffer.allocUnsafe(READ_SIZE);
   let reading = true;
   // First among the exit listeners: one of the app's that throws or exits skips those after it.
@@ -37,6 +38,9 @@ export function listenToParent(onPacket: (packet: unknown) => void, onClosed: ()
       }
       // The reader copies what it keeps, so the buffer can take the next read.
       reader.push(buffer.subarray(0, bytes));
+      const read = packets;
+      packets = [];
+      if (read.length > 0) onPackets(read);
       next();
     });
   next();

@@ -175,7 +175,8 @@ export class PreforkPool implements TaskRunner {
         if (!this.closed) this.spawn();
       }
     }
-    while (this.waiting.length > 0) {
+    // At shutdown, jobs waiting for room go back to the queue: no child is sent one.
+    while (this.waiting.length > 0 && !this.handingBack) {
       const next = this.pick();
       if (!next) return;
       // Runs the job on `next` now, so the next pick sees its load.

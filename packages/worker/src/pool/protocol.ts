@@ -1,11 +1,12 @@
 /**
  * The messages between a worker and its pool children, defined once for both sides: a versioned,
- * string-tagged union. Children never talk to the broker; the parent owns leases and settling.
+ * string-tagged union. Messages that leave together travel as one list (one pipe write). Children
+ * never talk to the broker; the parent owns leases and settling.
  */
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
 export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
@@ -28,7 +29,10 @@ export type ParentMessage =
       last?: true;
     }
   | { v: typeof PROTOCOL_VERSION; type: 'abort'; jobId: string; reason: string }
-  /** Take back a job queued behind a long one, if it has not begun (so another child runs it). */
+  /**
+   * Take back a job queued behind a long one, if it has not begun (so another child runs it): the
+   * child answers 'withdrawn', or it has sent (or sends now) 'began' for it.
+   */
   | { v: typeof PROTOCOL_VERSION; type: 'withdraw'; jobId: string };
 
 /** How a run ended, with the value encoded by the app's codec. */
@@ -37,22 +41,28 @@ export type WireOutcome =
   | { kind: 'retry'; delay: number; error: RemoteError }
   | { kind: 'failure'; error: RemoteError };
 
-/** Child → parent. */
+/**
+ * Child → parent. Every job sent ends in exactly one of: 'began' then 'done' (the child ran it),
+ * 'withdrawn' (given back unrun), or 'done' alone (aborted before it began). Only these say whether
+ * a job began: the parent never guesses, so a job it hands back can never also run in the child.
+ */
 export type ChildMessage =
   | { v: typeof PROTOCOL_VERSION; type: 'ready'; pid: number }
   | { v: typeof PROTOCOL_VERSION; type: 'start-failed'; error: RemoteError }
   /** The child is exiting: the parent closes the pipe, which the child waits for (parent-pipe.ts). */
   | { v: typeof PROTOCOL_VERSION; type: 'exiting' }
+  /** The child begins the job now: from here on it runs it, and a withdraw no longer takes it back. */
+  | { v: typeof PROTOCOL_VERSION; type: 'began'; jobId: string }
   | { v: typeof PROTOCOL_VERSION; type: 'report'; jobId: string; state: string; meta: string }
   /** A hook of the job's task threw (the outcome stands): the worker logs it. */
   | { v: typeof PROTOCOL_VERSION; type: 'hook-error'; jobId: string; hook: string; error: RemoteError }
   /**
    * `rss` (the child's resident memory, bytes; at most 50 ms old while more jobs wait in the child)
    * lets the parent retire a child that grew past `maxMemoryPerChild`; `ms` is how long the job ran
-   * in the child, for the parent's queue depths. `dropped`: the job never began (aborted while it
-   * waited in the child), though the parent may have taken it as begun.
+   * in the child, for the parent's queue depths. Without a 'began' before it, the job was aborted
+   * while it waited in the child and never ran.
    */
-  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number; ms: number; dropped?: true }
+  | { v: typeof PROTOCOL_VERSION; type: 'done'; jobId: string; outcome: WireOutcome; rss: number; ms: number }
   /** A withdrawn job that had not begun: it was dropped from the child's queue. */
   | { v: typeof PROTOCOL_VERSION; type: 'withdrawn'; jobId: string };
 
