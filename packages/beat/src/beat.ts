@@ -3,7 +3,8 @@
  * at run time (`add`, `remove`) live in the store, so any process of the app can manage them and
  * running schedulers pick changes up at once. `scheduler()` makes the process that fires them.
  */
-import { CeleriacError, type BeatStore, type ScheduleSpec } from '@celeriac/core';
+import { CeleriacError, type BeatStore, type CeleriacCore, type ScheduleSpec } from '@celeriac/core';
+import { runtimeOf } from '@celeriac/core/internal';
 import { systemClock, type Clock } from './clock';
 import { entryStorageOf, invalidEntry, runtimeEntries, resolveEntry, toStored, type EntrySource, type EntryStorage, type ResolvedEntry, type ScheduleEntry } from './entries';
 import type { BeatHost } from './host';
@@ -44,11 +45,16 @@ export class Beat {
   private readonly storage: EntryStorage;
   private closing: Promise<void> | undefined;
 
+  private readonly host: BeatHost;
+
+  /** The periodic entries of `app` (what `app.beat` is), kept in the store `openStore` opens. */
   constructor(
-    private readonly host: BeatHost,
+    app: CeleriacCore,
     private readonly openStore: () => BeatStore,
     options: BeatOptions = {},
   ) {
+    const host = runtimeOf(app);
+    this.host = host;
     this.clock = options.clock ?? systemClock;
     this.storage = entryStorageOf(host);
   }

@@ -3,7 +3,8 @@
  * turned into the form the scheduler fires. Every problem is a `CELERIAC_INVALID_SCHEDULE` error that
  * names the entry.
  */
-import { BEAT_OPTION_KEYS, CeleriacError, checkBeatEntrySignature, signBeatEntry, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import { CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import { BEAT_OPTION_KEYS, checkBeatEntrySignature, signBeatEntry } from '@celeriac/core/internal';
 import type { BeatHost } from './host';
 import { fingerprint, invalidSchedule, type Schedule } from './schedules/schedule';
 import { scheduleFromSpec, toSchedule, type ScheduleInput } from './schedules/from-spec';

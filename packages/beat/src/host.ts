@@ -1,5 +1,6 @@
-/** What the beat package needs from the app (the `Celeriac` class provides it); beat knows no transport. */
-import type { ApplyOptions, AsyncResult, Closeable, Codec } from '@celeriac/core';
+/** What the beat package needs from the app: its runtime (`runtimeOf(app)`) provides it; beat knows no transport. */
+import type { ApplyOptions, AsyncResult, Codec } from '@celeriac/core';
+import type { Closeable } from '@celeriac/core/internal';
 
 /** The app as beat sees it. */
 export interface BeatHost {

@@ -1,5 +1,6 @@
 /** The logger a scheduler writes to: the same shape as a worker's (pino fits). */
-import { warningsToStderr, type Logger } from '@celeriac/core';
+import { type Logger } from '@celeriac/core';
+import { warningsToStderr } from '@celeriac/core/internal';
 
 /** Structured log sink: `fields` first, then a human message. */
 export type BeatLogger = Logger;

@@ -1,7 +1,8 @@
 /** Options of a scheduler, with their defaults in one place. */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { CeleriacError, toMilliseconds, type Duration } from '@celeriac/core';
+import { CeleriacError, type Duration } from '@celeriac/core';
+import { toMilliseconds } from '@celeriac/core/internal';
 import { systemClock, type Clock } from './clock';
 import { quietBeatLogger, type BeatLogger } from './logger';
 

@@ -1,4 +1,5 @@
 /** Entries added, changed and removed at run time reach a running scheduler at once, through the store. */
+import { decodeMessage, runtimeOf } from '@celeriac/core/internal';
 import { CeleriacError } from '@celeriac/core';
 import { crontab, every } from '@celeriac/beat';
 import { t, times, useFakeBeat } from './support/fake-beat';
@@ -16,7 +17,7 @@ describe('runtime entries', () => {
     await advance(20_000);
     expect(times(fired)).toEqual(['10:00:40', '10:00:50']);
     const [delivery] = await app.broker.reserve(['polls'], 1);
-    const message = (await import('@celeriac/core')).decodeMessage(app.codec, delivery!.body, {});
+    const message = decodeMessage(runtimeOf(app).codec, delivery!.body, {});
     expect(message.args).toEqual(['feed', { since: new Date(0) }]);
     expect(await beat.remove('poll')).toBe(true);
     await advance(30_000);

@@ -1,4 +1,5 @@
 /** The scheduler across restarts and outages: the last fired slot is kept, and missed slots follow catchUp. */
+import { runtimeOf } from '@celeriac/core/internal';
 import { every } from '@celeriac/beat';
 import { t, times, useFakeBeat } from './support/fake-beat';
 
@@ -78,7 +79,7 @@ describe('scheduler: restarts and catch-up', () => {
     const redeployed = new Beat(app, () => fixture().store, { clock: fixture().clock });
     redeployed.define('report', { task: 'tick', schedule: every('5m') });
     const { Scheduler } = await import('@celeriac/beat');
-    const second = new Scheduler(app, fixture().store, () => redeployed.entriesInCode(), { lease: '1h', clock: fixture().clock });
+    const second = new Scheduler(runtimeOf(app), fixture().store, () => redeployed.entriesInCode(), { lease: '1h', clock: fixture().clock });
     second.on('fired', (slot) => fired.push(slot));
     fixture().schedulers.push(second);
     await second.start();

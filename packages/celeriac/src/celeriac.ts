@@ -3,26 +3,25 @@
  * `rediss://`; `memory://` comes from core), in-process workers, and periodic tasks (`schedule`,
  * `beat`).
  */
-import type { Beat, ScheduleEntry } from '@celeriac/beat';
-import { CeleriacCore, CeleriacError, MemoryBeatStore, type BackendSettings, type BeatStore, type Broker, type BrokerSettings, type ResultBackend } from '@celeriac/core';
-import type { Worker, WorkerOptions } from '@celeriac/worker';
-import { loadBeat, loadWorker } from './lazy-exports';
-import type { RedisTransports } from './transports';
+import { Beat, type ScheduleEntry } from '@celeriac/beat';
+import { CeleriacCore, CeleriacError, MemoryBeatStore, type BackendSettings, type BeatStore, type Broker, type BrokerSettings, type Codec, type ResultBackend } from '@celeriac/core';
+import { Worker, type WorkerOptions } from '@celeriac/worker';
+import { RedisTransports } from './transports';
 
 /** The Redis URL schemes. */
 const REDIS_SCHEMES = ['redis:', 'rediss:'];
 
 /** The Celeriac app: declare tasks, send them, read results, run workers, schedule periodic tasks. */
 export class Celeriac extends CeleriacCore {
-  private redisTransports: RedisTransports | undefined;
-  private beatInstance: Beat | undefined;
+  #redisTransports: RedisTransports | undefined;
+  #beatInstance: Beat | undefined;
 
   /**
    * Creates an in-process worker for this app (call `start()` on it). Closing the app closes it.
    * For process pools, run the `celeriac worker` command.
    */
   worker(options: WorkerOptions = {}): Worker {
-    return new (loadWorker().Worker)(this, options);
+    return new Worker(this, options);
   }
 
   /**
@@ -40,8 +39,8 @@ export class Celeriac extends CeleriacCore {
    * Redis, picked up by running schedulers at once), and `scheduler()` to fire them in this process.
    */
   get beat(): Beat {
-    this.beatInstance ??= new (loadBeat().Beat)(this, () => this.createBeatStore());
-    return this.beatInstance;
+    this.#beatInstance ??= new Beat(this, () => this.createBeatStore());
+    return this.#beatInstance;
   }
 
   protected override createBroker(url: URL, settings: BrokerSettings): Broker {
@@ -49,9 +48,9 @@ export class Celeriac extends CeleriacCore {
     return super.createBroker(url, settings);
   }
 
-  protected override createBackend(url: URL, settings: BackendSettings): ResultBackend {
-    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().backend(url, settings, this.codec);
-    return super.createBackend(url, settings);
+  protected override createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
+    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().backend(url, settings, codec);
+    return super.createBackend(url, settings, codec);
   }
 
   protected override supportedSchemes(): string[] {
@@ -69,9 +68,7 @@ export class Celeriac extends CeleriacCore {
   }
 
   private redis(): RedisTransports {
-    // Loaded on first use: a process that never talks to Redis (a pool child) skips loading ioredis.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    this.redisTransports ??= new (require('./transports') as typeof import('./transports')).RedisTransports();
-    return this.redisTransports;
+    this.#redisTransports ??= new RedisTransports();
+    return this.#redisTransports;
   }
 }

@@ -3,7 +3,8 @@
  * result and acking it leaves the step to run again. These tests replay such runs against the
  * memory transports, calling the progress functions as a worker does after each outcome.
  */
-import { chain, chord, continueFlow, failFlow, freeze, planLaunch, type CanvasNode, type FlowContext, type TaskMessage, type TaskState } from '@celeriac/core';
+import { chain, chord, type CanvasNode, type TaskState } from '@celeriac/core';
+import { continueFlow, failFlow, freeze, planLaunch, runtimeOf, type FlowContext, type TaskMessage } from '@celeriac/core/internal';
 import { Celeriac } from 'celeriac';
 
 const TTL = 60_000;
@@ -13,7 +14,7 @@ describe('workflow progress when steps run again', () => {
   let context: FlowContext;
   beforeEach(() => {
     app = new Celeriac({ broker: 'memory://' });
-    context = { app, store: (entries) => app.backend.store(entries), ttlOf: () => TTL };
+    context = { app: runtimeOf(app), store: (entries) => app.backend.store(entries), ttlOf: () => TTL };
   });
   afterEach(() => app.close());
 
@@ -26,7 +27,7 @@ describe('workflow progress when steps run again', () => {
   /** The messages a workflow starts with, and its frozen tree. */
   function start(node: CanvasNode): { node: CanvasNode; messages: TaskMessage[] } {
     const frozen = freeze(node);
-    const messages = planLaunch(frozen, []).map((step) => app.buildMessage(step.node.task, step.args, step.node.options, { flow: step.flow }));
+    const messages = planLaunch(frozen, []).map((step) => runtimeOf(app).buildMessage(step.node.task, step.args, step.node.options, { flow: step.flow }));
     return { node: frozen, messages };
   }
 

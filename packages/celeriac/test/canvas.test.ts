@@ -1,6 +1,6 @@
 /** Canvas on one process (memory broker, inline worker): the semantics of each primitive. */
 import { chain, chord, ChordError, DependencyFailedError, group, GroupResult, TaskFailedError, TaskRevokedError, type AsyncResult, type RemoteError } from 'celeriac';
-import { decodeMessage } from '@celeriac/core';
+import { decodeMessage, runtimeOf } from '@celeriac/core/internal';
 import { deferred } from '@celeriac/core/testing';
 import { useApp } from './support/app';
 
@@ -287,7 +287,7 @@ describe('canvas (memory broker, inline worker)', () => {
     const brief = t.app.task('brief', (value: number) => value, { resultTtl: '1m' });
     const result = group([brief.s(1), chain(add.s(1, 1), add.s(1))]).applyAsync();
     await result.sent;
-    const messages = (await t.app.broker.reserve(['default'], 10)).map((delivery) => decodeMessage(t.app.codec, delivery.body));
+    const messages = (await t.app.broker.reserve(['default'], 10)).map((delivery) => decodeMessage(runtimeOf(t.app).codec, delivery.body));
     const member = messages.find((message) => message.id === result.ids[0]);
     expect(member?.resultTtl).toBe(t.app.options.resultTtl);
     // The chain's last step (the member's result) carries it too, in the first step's workflow.

@@ -42,18 +42,32 @@ describe('the built packages', () => {
       expect(manifest.files.filter((file) => !['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts'].includes(file))).toEqual([]);
     },
   );
+});
 
-  it('leaves the worker and beat packages unloaded until their values are first used', () => {
-    const script = `
-      const packageFiles = (pkg) => Object.keys(require.cache).filter((file) => file.includes('/packages/' + pkg + '/')).length;
-      const celeriac = require('celeriac');
-      const atLoad = { worker: packageFiles('worker'), beat: packageFiles('beat') };
-      const worker = new celeriac.Celeriac({ broker: 'memory://' }).worker({ pool: 'inline' });
-      celeriac.every('1m');
-      const afterUse = { worker: packageFiles('worker') > 0, beat: packageFiles('beat') > 0 };
-      console.log(JSON.stringify({ atLoad, afterUse, sameWorker: worker instanceof celeriac.Worker }));
-    `;
-    const result = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as unknown;
-    expect(result).toEqual({ atLoad: { worker: 0, beat: 0 }, afterUse: { worker: true, beat: true }, sameWorker: true });
+/** Runs a CommonJS script (from stdin) in the repo root; returns what it printed, parsed. */
+function runScript(source: string): unknown {
+  return JSON.parse(execFileSync(process.execPath, ['-'], { cwd: ROOT, input: source, encoding: 'utf8' })) as unknown;
+}
+
+/** Runs an ES module's source in the repo root; returns what it printed. */
+function runModule(source: string): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', source], { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
+describe('the built packages, loaded', () => {
+  it('serve @celeriac/core/testing and @celeriac/core/internal from the same core (one app runtime, not a copy)', () => {
+    const result = runScript(`
+      const core = require('@celeriac/core');
+      const testing = require('@celeriac/core/testing');
+      const internal = require('@celeriac/core/internal');
+      const app = new core.CeleriacCore({ broker: 'memory://' });
+      console.log(JSON.stringify({ exports: typeof testing.runBackendConformance, runtime: internal.runtimeOf(app) instanceof internal.AppRuntime }));
+    `);
+    expect(result).toEqual({ exports: 'function', runtime: true });
+  });
+
+  it('give ESM code their named exports', () => {
+    const output = runModule("import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, Worker].map((value) => typeof value).join(','));");
+    expect(output).toBe('function,function,function,function');
   });
 });

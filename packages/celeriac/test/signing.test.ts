@@ -1,5 +1,6 @@
 import { Celeriac, currentTask } from 'celeriac';
-import { Codec, decodeMessage, envelopeOf, MemoryBackend, MemoryBroker, type CeleriacOptions, type Delivery, type TaskMessage } from '@celeriac/core';
+import { Codec, MemoryBackend, MemoryBroker, type CeleriacOptions, type Delivery } from '@celeriac/core';
+import { decodeMessage, envelopeOf, runtimeOf, type TaskMessage } from '@celeriac/core/internal';
 import { conformanceBrokerSettings, deferred } from '@celeriac/core/testing';
 import { captureLogs } from './support/app';
 
@@ -75,14 +76,15 @@ describe('signed messages (secret)', () => {
       expect(id).toBe(sent.id);
       // An hour later the retry is due: a one-minute window still lets it run.
       const check = { id, maxAge: 60_000, now: Date.now() + 3_600_000 + 30_000 };
-      expect(decodeMessage(worker.codec, body, { secret: 'right', delivery: check })).toMatchObject({ id, retries: 1 });
+      expect(decodeMessage(runtimeOf(worker).codec, body, { secret: 'right', delivery: check })).toMatchObject({ id, retries: 1 });
     });
 
     /** A message of `guarded` as the sender app builds it, changed by `edit`, then signed. */
     function signed(sender: Celeriac, edit: (message: TaskMessage) => void = () => undefined): { message: TaskMessage; body: string } {
-      const message = sender.buildMessage('guarded', [], {});
+      const runtime = runtimeOf(sender);
+      const message = runtime.buildMessage('guarded', [], {});
       edit(message);
-      return { message, body: sender.encode(message) };
+      return { message, body: runtime.encode(message) };
     }
 
     /** Starts a worker app that requires signatures with `secret` `'right'`. */

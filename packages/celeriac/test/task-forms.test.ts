@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { runtimeOf } from '@celeriac/core/internal';
 import { Celeriac, task } from 'celeriac';
 import { useApp } from './support/app';
 
@@ -60,11 +61,29 @@ describe('decorator form: @task with app.register(instance)', () => {
     expect(mail.send.options).toEqual({ retries: 2 });
     expect(mail.count.name).toBe('Mailer.count');
     expect(Object.keys(mail).sort()).toEqual(['count', 'send']);
-    expect(t.app.registry.names()).toEqual(['mail.send', 'Mailer.count']);
+    expect(runtimeOf(t.app).registry.names()).toEqual(['mail.send', 'Mailer.count']);
     await t.startWorker({ concurrency: 1 });
     await expect(mail.send.delay('you@y', 'hi')).resolves.toBe('me@x -> you@y: hi');
     await expect(mail.count.delay()).resolves.toBe(1);
     expect(mailer.sent).toEqual(['you@y']);
+  });
+
+  it('throws CELERIAC_NOT_A_TASK when a method that is not a task is read from the handles', () => {
+    const mail = t.app.register(new Mailer('me@x'));
+    // The type lists every public method (types cannot see decorators): the read itself throws.
+    expect(() => mail.notATask).toThrow(expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK', message: expect.stringContaining('Mailer.notATask is not a task') }));
+    expect(mail.send.name).toBe('mail.send');
+  });
+
+  it('returns handles for exactly the methods named, registering every decorated one', () => {
+    const mail = t.app.register(new Mailer('me@x'), ['send']);
+    expect(Object.keys(mail)).toEqual(['send']);
+    expect(runtimeOf(t.app).registry.names()).toEqual(['mail.send', 'Mailer.count']);
+  });
+
+  it('refuses a list that names a method that is not a task, registering nothing', () => {
+    expect(() => t.app.register(new Mailer('me@x'), ['send', 'notATask'])).toThrow(expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK' }));
+    expect(runtimeOf(t.app).registry.names()).toEqual([]);
   });
 
   it('finds decorated methods inherited from a base class', () => {

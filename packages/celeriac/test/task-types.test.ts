@@ -16,7 +16,16 @@ class Greeter {
 
   @task()
   async greet(name: string, times: number): Promise<string> {
-    return `${this.greeting} ${name}`.repeat(times);
+    return `${this.greeting} ${this.polite(name)}`.repeat(times);
+  }
+
+  /** A public method that is not a task. */
+  shout(text: string): string {
+    return text.toUpperCase();
+  }
+
+  private polite(name: string): string {
+    return name;
   }
 }
 
@@ -49,6 +58,19 @@ export function compileOnly(): void {
   greeter.greet.delay('ann', 'twice');
   // @ts-expect-error fields of the instance do not become handles
   void greeter.greeting;
+  // @ts-expect-error private methods do not become handles
+  void greeter.polite;
+  // Without a list, a public method that is not a task has a handle in the type (reading it throws).
+  expectType<Equal<keyof typeof greeter, 'greet' | 'shout'>>();
+  const named = t.app.register(new Greeter(), ['greet']);
+  expectType<Equal<keyof typeof named, 'greet'>>();
+  // @ts-expect-error with a list, only the named methods have handles
+  void named.shout;
+  // @ts-expect-error the list names methods of the class
+  t.app.register(new Greeter(), ['greeting']);
+  // @ts-expect-error the list names methods of the class
+  t.app.register(new Greeter(), ['nope']);
+  named.greet.delay('ann', 1);
   // @ts-expect-error a partial signature fixes a tail of the arguments, of the right types
   add.s('2');
   // @ts-expect-error an immutable signature needs every argument

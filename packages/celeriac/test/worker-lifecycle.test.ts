@@ -1,5 +1,6 @@
 import { currentTask } from 'celeriac';
-import { Codec, encodeMessage, MESSAGE_VERSION } from '@celeriac/core';
+import { Codec } from '@celeriac/core';
+import { encodeMessage, MESSAGE_VERSION } from '@celeriac/core/internal';
 import { deferred } from '@celeriac/core/testing';
 import { captureLogs, useApp } from './support/app';
 import { blocker } from './support/tasks';

@@ -7,6 +7,8 @@ import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
 import { setLongTimeout } from './internal/long-timeout';
+import { reviveError } from './internal/remote-error';
+import type { Codec } from './codec';
 import type { StepFailureMeta } from './canvas/nodes';
 import { isReadyState, type TaskState } from './states';
 
@@ -16,6 +18,8 @@ export interface ResultSource {
   readonly backend: ResultBackend;
   /** Revokes a task by id. */
   revoke(id: string, options?: RevokeOptions): Promise<void>;
+  /** The app's codec: it rebuilds the errors of registered classes. */
+  readonly codec: Codec;
 }
 
 /** A handle on a previous step: a task's result, or a group's (`GroupResult`). */
@@ -202,7 +206,10 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       case 'SUCCESS':
         return record.result as T;
       case 'FAILURE':
-        return new TaskFailedError(this.id, record.task ?? this.taskName, record.error ?? { name: 'Error', message: 'unknown failure' }, failedStepOf(record));
+      {
+        const remote = record.error ?? { name: 'Error', message: 'unknown failure' };
+        return new TaskFailedError(this.id, record.task ?? this.taskName, remote, failedStepOf(record), reviveError(remote, this.source.codec));
+      }
       default: {
         const reason = (record.meta as { reason?: string } | undefined)?.reason ?? 'revoked';
         return new TaskRevokedError(this.id, reason);

@@ -4,6 +4,7 @@
  * silently change on the way (functions, symbols, unregistered class instances) and names where they are.
  */
 import type SuperJSON from 'superjson';
+import { ErrorTypes } from './error-types';
 import { SerializationError } from './errors';
 
 type Constructor = abstract new (...args: never[]) => unknown;
@@ -28,6 +29,8 @@ export class Codec {
   /** Registrations, replayed on superjson when it is first needed. */
   private readonly registrations: Array<(superjson: SuperJSON) => void> = [];
   private readonly registeredClasses = new Set<Constructor>();
+  /** The error classes whose instances travel as themselves (`app.registerError`). */
+  readonly errorTypes = new ErrorTypes();
   private readonly customCheckers: Array<(value: unknown) => boolean> = [];
 
   /**

@@ -75,9 +75,15 @@ export function findDecoratedMethods(instance: object): DecoratedMethod[] {
   return [...found.values()];
 }
 
-/** The task handles `app.register(instance)` returns: one per method, typed from the method. */
-export type RegisteredTasks<T> = {
-  readonly [K in keyof T as T[K] extends TaskFunction ? K : never]: T[K] extends TaskFunction
-    ? TaskHandle<Parameters<T[K]>, ReturnType<T[K]>>
-    : never;
+/** The public methods of `T`, by name: what `app.register` may return handles for. */
+export type MethodKeys<T> = { [K in keyof T]: T[K] extends TaskFunction ? K : never }[keyof T] & string;
+
+/**
+ * The task handles `app.register(instance, tasks?)` returns, typed from the methods: for the methods
+ * `K` named in `tasks` (checked to be `@task` methods when registered), else for every public method.
+ * Types cannot see decorators: in the second form a public method that is not a task has a handle
+ * in the type, and reading it throws `CELERIAC_NOT_A_TASK` (see docs/tasks.md).
+ */
+export type RegisteredTasks<T, K extends MethodKeys<T> = MethodKeys<T>> = {
+  readonly [P in K]: T[P] extends TaskFunction ? TaskHandle<Parameters<T[P]>, ReturnType<T[P]>> : never;
 };

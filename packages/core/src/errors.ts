@@ -25,6 +25,7 @@ export type CeleriacErrorCode =
   | 'CELERIAC_BROKER_UNAVAILABLE'
   | 'CELERIAC_NO_TASK_CONTEXT'
   | 'CELERIAC_NO_TASKS'
+  | 'CELERIAC_NOT_A_TASK'
   | 'CELERIAC_UNSUPPORTED_URL'
   | 'CELERIAC_INVALID_STATE'
   | 'CELERIAC_APP_MODULE'
@@ -54,6 +55,10 @@ export interface RemoteError {
   stack?: string;
   /** The error's own `code` property, when it had one. */
   code?: string;
+  /** The name its class was registered under (`app.registerError`), when it was. */
+  type?: string;
+  /** The error's own fields, encoded by the codec, when its class was registered. */
+  fields?: string;
 }
 
 /** Thrown by `AsyncResult.get()` (and `await result`) when the task ended in FAILURE. */
@@ -65,12 +70,16 @@ export class TaskFailedError extends CeleriacError {
   /** The earlier workflow step that raised `remote`, when this task did not run because of it. */
   readonly failedStep: { id: string; task: string } | undefined;
 
-  constructor(taskId: string, taskName: string | undefined, remote: RemoteError, failedStep?: { id: string; task: string }) {
+  /**
+   * `cause` is the task's error as the caller rebuilt it: an instance of its class when the app
+   * registered that class (`app.registerError`), else an `Error` with the remote name and message.
+   */
+  constructor(taskId: string, taskName: string | undefined, remote: RemoteError, failedStep?: { id: string; task: string }, cause?: Error) {
     const label = taskName ? `${taskName}[${taskId}]` : taskId;
     const message = failedStep
       ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it in the workflow, did not run)`
       : `Task ${label} failed: ${remote.name}: ${remote.message}`;
-    super('CELERIAC_TASK_FAILED', message, { cause: reviveRemoteError(remote) });
+    super('CELERIAC_TASK_FAILED', message, { cause: cause ?? reviveRemoteError(remote) });
     this.remote = remote;
     this.taskId = taskId;
     this.failedStep = failedStep;

@@ -1,13 +1,17 @@
 /**
  * @celeriac/core: the app, tasks, calls, results, serialization and the Broker/Backend contracts.
- * It knows no Redis; transports plug in through the Broker and ResultBackend interfaces.
+ * It knows no Redis; transports plug in through the Broker, ResultBackend and BeatStore interfaces.
+ * This is the public surface; what the worker, beat and redis packages share beyond it is in
+ * `@celeriac/core/internal`.
  */
-export { CeleriacCore, type Closeable, type LaunchOptions, type MessageExtras } from './app';
-export * from './canvas';
+export { CeleriacCore } from './app';
+export { chain, Chain, chord, Chord, group, Group } from './canvas/canvas';
+export type { CanvasSender, Composable, HandleOf, ValueOf } from './canvas/composable';
+export { GroupResult } from './canvas/group-result';
+export type { CanvasNode, ChainNode, Continuation, Flow, GroupMembership, GroupNode, StepOptions, TaskNode } from './canvas/nodes';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
-export { checkBeatEntrySignature, signBeatEntry } from './beat-entry-signature';
-export { BEAT_OPTION_KEYS, type BeatStore, type BeatTaskOptions, type CatchUpPolicy, type ClaimOutcome, type LeaseState, type ScheduleSpec, type SlotMark, type StoredBeatEntry } from './beat-store';
+export type { BeatStore, BeatTaskOptions, CatchUpPolicy, ClaimOutcome, LeaseState, ScheduleSpec, SlotMark, StoredBeatEntry } from './beat-store';
 export type {
   Broker,
   BrokerSettings,
@@ -21,62 +25,45 @@ export type {
   TerminateSignal,
   WorkerInfo,
 } from './broker';
+export type { ErrorClass } from './error-types';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
-export { currentTask, maybeCurrentTask, runAsSoleTask, runWithTaskContext, RetryRequest, type RetryOptions, type TaskContext } from './context';
-export { findDecoratedMethods, task, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
-export { optionalMilliseconds, toMilliseconds, type Duration, type DurationUnit } from './duration';
+export { currentTask, maybeCurrentTask, type RetryOptions, type TaskContext } from './context';
+export { task, type MethodKeys, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
+export type { Duration, DurationUnit } from './duration';
 export {
   BrokerUnavailableError,
   CeleriacError,
   ChordError,
-  closedWhileWaiting,
   DependencyFailedError,
   InvalidMessageError,
   RecordsRefusedError,
   MaxRetriesExceededError,
-  reviveRemoteError,
   SerializationError,
   SoftTimeLimitError,
   TaskFailedError,
   TaskRevokedError,
   TimeLimitExceededError,
   TimeoutError,
-  toRemoteError,
   UnknownTaskError,
   WorkerLostError,
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
-export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } from './internal/long-timeout';
-export { TERMINATE_GRACE_MS, terminationOf, type Termination } from './internal/revocation';
-export { logsAt, warningsToStderr, type Logger, type LogLevel } from './logger';
+export type { Logger, LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
-export { WakeTimer } from './memory/wake-timer';
 export { MAX_RESULT_TTL_MS } from './internal/resolve-options';
-export {
-  decodeMessage,
-  encodeMessage,
-  envelopeOf,
-  MESSAGE_VERSION,
-  type Envelope,
-  type MessageCodecOptions,
-  type TaskMessage,
-} from './message';
-export type { DeliveryCheck } from './internal/replay-window';
-export {
-  APP_DEFAULTS,
-  TASK_DEFAULTS,
-  type ApplyOptions,
-  type Callbacks,
-  type CeleriacOptions,
-  type Dependency,
-  type ErrorMatcher,
-  type ResolvedAppOptions,
-  type TaskOptions,
+export type { Envelope } from './message';
+export type {
+  ApplyOptions,
+  Callbacks,
+  CeleriacOptions,
+  Dependency,
+  ErrorMatcher,
+  ResolvedAppOptions,
+  TaskOptions,
 } from './options';
-export { TaskRegistry, type TaskDefinition } from './registry';
 export { Signature, type SignatureData, type SignatureSender } from './signature';
-export { isReadyState, READY_STATES, type BuiltInState, type TaskState } from './states';
-export { createTaskHandle, type ArgsTail, type TaskFunction, type TaskHandle, type TaskSender } from './task';
+export type { BuiltInState, TaskState } from './states';
+export type { ArgsTail, TaskFunction, TaskHandle, TaskSender } from './task';

@@ -1,4 +1,4 @@
-import { toMilliseconds } from '@celeriac/core';
+import { toMilliseconds } from '@celeriac/core/internal';
 
 describe('toMilliseconds', () => {
   it.each([

@@ -1,4 +1,5 @@
-import { CeleriacError, reviveRemoteError, TaskFailedError, toRemoteError, UnknownTaskError } from '@celeriac/core';
+import { CeleriacError, TaskFailedError, UnknownTaskError } from '@celeriac/core';
+import { reviveRemoteError, toRemoteError } from '@celeriac/core/internal';
 
 describe('errors', () => {
   it('subclasses carry their class name and a CELERIAC_ code', () => {

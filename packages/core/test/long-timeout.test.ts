@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY, setLongTimeout } from '@celeriac/core';
+import { MAX_TIMER_DELAY, setLongTimeout } from '@celeriac/core/internal';
 
 describe('setLongTimeout', () => {
   beforeEach(() => jest.useFakeTimers());

@@ -1,4 +1,5 @@
-import { Codec, decodeMessage, encodeMessage, InvalidMessageError, MESSAGE_VERSION, type TaskMessage } from '@celeriac/core';
+import { Codec, InvalidMessageError } from '@celeriac/core';
+import { decodeMessage, encodeMessage, MESSAGE_VERSION, type TaskMessage } from '@celeriac/core/internal';
 
 const codec = new Codec();
 

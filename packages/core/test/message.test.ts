@@ -1,4 +1,5 @@
-import { Codec, decodeMessage, encodeMessage, envelopeOf, MESSAGE_VERSION, type TaskMessage } from '@celeriac/core';
+import { Codec } from '@celeriac/core';
+import { decodeMessage, encodeMessage, envelopeOf, MESSAGE_VERSION, type TaskMessage } from '@celeriac/core/internal';
 
 const codec = new Codec();
 

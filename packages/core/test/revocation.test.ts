@@ -1,4 +1,4 @@
-import { TERMINATE_GRACE_MS, terminationOf } from '@celeriac/core';
+import { TERMINATE_GRACE_MS, terminationOf } from '@celeriac/core/internal';
 
 describe('terminationOf', () => {
   it('reads the signal and grace a revocation carries', () => {

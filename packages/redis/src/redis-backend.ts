@@ -3,22 +3,8 @@
  * pub/sub: records of tasks a client sent go straight to that client's reply channel (no extra
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
-import {
-  CeleriacError,
-  closedWhileWaiting,
-  MAX_RESULT_TTL_MS,
-  RecordsRefusedError,
-  isReadyState,
-  READY_STATES,
-  type BackendSettings,
-  type ChangeSubscription,
-  type Codec,
-  type GroupProgress,
-  type ResultBackend,
-  type StoreEntry,
-  type TaskRecord,
-  type WaitOptions,
-} from '@celeriac/core';
+import { CeleriacError, MAX_RESULT_TTL_MS, RecordsRefusedError, type BackendSettings, type ChangeSubscription, type Codec, type GroupProgress, type ResultBackend, type StoreEntry, type TaskRecord, type WaitOptions } from '@celeriac/core';
+import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
 import { ReplyError, type Redis } from 'ioredis';
 import { BatchedReads } from './batched-reads';
 import { RecentNotices } from './recent-notices';

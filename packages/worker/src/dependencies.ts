@@ -3,7 +3,8 @@
  * without a slot while it waits for the dependencies' completion notices (no polling), then takes a
  * slot and runs it; a failed or revoked dependency fails it instead.
  */
-import { DependencyFailedError, isReadyState, type TaskMessage, type TaskRecord } from '@celeriac/core';
+import { DependencyFailedError, type TaskRecord } from '@celeriac/core';
+import { isReadyState, type TaskMessage } from '@celeriac/core/internal';
 import type { RunContext } from './run-delivery';
 import type { RunSignal } from './run-signal';
 

@@ -2,18 +2,8 @@
  * Runs one task function in the current process: sets up its context (`currentTask()`), its abort
  * signal and time limits, and reduces whatever happens to an {@link ExecutionResult}.
  */
-import {
-  clearLongTimeout,
-  runAsSoleTask,
-  setLongTimeout,
-  runWithTaskContext,
-  RetryRequest,
-  SoftTimeLimitError,
-  TimeLimitExceededError,
-  type LongTimeout,
-  type RetryOptions,
-  type TaskContext,
-} from '@celeriac/core';
+import { SoftTimeLimitError, TimeLimitExceededError, type RetryOptions, type TaskContext } from '@celeriac/core';
+import { clearLongTimeout, runAsSoleTask, setLongTimeout, runWithTaskContext, RetryRequest, type LongTimeout } from '@celeriac/core/internal';
 import { monotonicMs } from './pool/child-clock';
 import type { TaskJob } from './task-job';
 

@@ -2,7 +2,8 @@
  * The worker's heartbeat: it records itself in the broker (hostname, pid, queues, pool, counters)
  * with a TTL, renewed on a timer, so `inspect` and the dashboard see live workers and forget dead ones.
  */
-import { toRemoteError, type Broker, type WorkerInfo } from '@celeriac/core';
+import { type Broker, type WorkerInfo } from '@celeriac/core';
+import { toRemoteError } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
 /** How often the record is renewed; it expires after three missed beats. */

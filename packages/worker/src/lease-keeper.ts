@@ -2,7 +2,8 @@
  * Keeps the leases of this worker's tasks alive, and returns lapsed tasks of dead workers to their
  * queues: one broker call each, every third of the visibility timeout. No monitor process needed.
  */
-import { MAX_TIMER_DELAY, toRemoteError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry, type TaskMessage } from '@celeriac/core';
+import { WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry } from '@celeriac/core';
+import { MAX_TIMER_DELAY, toRemoteError, type TaskMessage } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
 /** What the keeper needs. */

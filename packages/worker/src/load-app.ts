@@ -4,14 +4,12 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CeleriacError } from '@celeriac/core';
+import { CeleriacError, type CeleriacCore } from '@celeriac/core';
+import { maybeRuntimeOf } from '@celeriac/core/internal';
 import { CommonJsModule } from './pool/commonjs-module';
-import type { WorkerApp } from './worker-app';
 
-/** An app a worker can run: a WorkerApp that can also make workers (the `celeriac` Celeriac class). */
-export interface LoadedApp extends WorkerApp {
-  close(): Promise<void>;
-}
+/** An app a worker can run (the `celeriac` Celeriac class); `runtimeOf(app)` has what a worker uses. */
+export type LoadedApp = CeleriacCore;
 
 /** Extensions loaded through tsx (string checks: a regular expression costs a fork child 0.1–0.15 ms to compile). */
 const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.cts', '.mts'];
@@ -60,9 +58,7 @@ function findApp(exported: unknown): LoadedApp | undefined {
   return undefined;
 }
 
-/** Duck-typed, so an app made by another copy of the package is found too. */
+/** Found by its runtime's registered symbol, so an app made by another copy of the package is found too. */
 function isApp(value: unknown): value is LoadedApp {
-  if (typeof value !== 'object' || value === null) return false;
-  const app = value as Partial<LoadedApp>;
-  return typeof app.registry?.get === 'function' && typeof app.codec?.parse === 'function' && typeof app.close === 'function' && typeof app.options === 'object';
+  return maybeRuntimeOf(value) !== undefined;
 }

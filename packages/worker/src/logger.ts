@@ -1,5 +1,6 @@
 /** The logger a worker writes to: any object with `debug`, `info`, `warn` and `error` (pino fits). */
-import { warningsToStderr, type Logger } from '@celeriac/core';
+import { type Logger } from '@celeriac/core';
+import { warningsToStderr } from '@celeriac/core/internal';
 
 export type { Logger };
 

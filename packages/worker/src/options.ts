@@ -1,6 +1,7 @@
 /** Options of a worker, with their defaults in one place. */
 import { availableParallelism, hostname } from 'node:os';
-import { CeleriacError, optionalMilliseconds, toMilliseconds, type Duration } from '@celeriac/core';
+import { CeleriacError, type Duration } from '@celeriac/core';
+import { optionalMilliseconds, toMilliseconds } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 import { quietLogger } from './logger';
 

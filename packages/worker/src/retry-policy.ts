@@ -1,12 +1,6 @@
 /** When a failed run is retried, and after how long: fixed or exponential backoff, capped, with optional jitter. */
-import {
-  MaxRetriesExceededError,
-  RetryRequest,
-  TASK_DEFAULTS,
-  toMilliseconds,
-  type ErrorMatcher,
-  type TaskOptions,
-} from '@celeriac/core';
+import { MaxRetriesExceededError, type ErrorMatcher, type TaskOptions } from '@celeriac/core';
+import { RetryRequest, TASK_DEFAULTS, toMilliseconds } from '@celeriac/core/internal';
 
 /** The verdict on a failed run. */
 export type RetryDecision = { retry: true; delay: number; error: unknown } | { retry: false; error: unknown };

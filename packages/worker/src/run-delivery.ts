@@ -2,27 +2,8 @@
  * Takes one delivery from reservation to its end: decode, refuse what must not run (bad signature,
  * revoked, expired, unknown task), run, then store the outcome and ack, retry or dead-letter.
  */
-import {
-  CeleriacError,
-  continueFlow,
-  logsAt,
-  failFlow,
-  InvalidMessageError,
-  RecordsRefusedError,
-  type FlowContext,
-  optionalMilliseconds,
-  toRemoteError,
-  UnknownTaskError,
-  WorkerLostError,
-  type Broker,
-  type Delivery,
-  type RemoteError,
-  type StoreEntry,
-  type TaskDefinition,
-  type TaskMessage,
-  type TaskRecord,
-  type TaskState,
-} from '@celeriac/core';
+import { CeleriacError, InvalidMessageError, RecordsRefusedError, UnknownTaskError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry, type TaskRecord, type TaskState } from '@celeriac/core';
+import { continueFlow, logsAt, failFlow, type FlowContext, optionalMilliseconds, toRemoteError, type TaskDefinition, type TaskMessage } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
 import type { Logger } from './logger';
 import type { RunSignal } from './run-signal';

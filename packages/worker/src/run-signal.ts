@@ -2,7 +2,7 @@
  * The abort signal of one task run, created only if someone reads it: most runs never do, and an
  * AbortController per task is a measurable share of a no-op task's cost.
  */
-import type { Termination } from '@celeriac/core';
+import type { Termination } from '@celeriac/core/internal';
 
 /** A lazily created AbortSignal that the worker can abort (revoke, shutdown, time limits). */
 export class RunSignal {

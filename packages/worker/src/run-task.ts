@@ -3,7 +3,8 @@
  * its delay, or a failure. It runs where the function runs (the worker process, or a pool child),
  * because only there are the real error objects at hand for `autoretryFor` and the hooks.
  */
-import { toRemoteError, type Codec, type RemoteError } from '@celeriac/core';
+import { type Codec, type RemoteError } from '@celeriac/core';
+import { describeError } from '@celeriac/core/internal';
 import { execute } from './execute';
 import { decideRetry } from './retry-policy';
 import type { TaskJob } from './task-job';
@@ -45,10 +46,10 @@ export async function runTask(job: TaskJob, codec: Codec, onHookError: HookError
   const decision = decideRetry({ error, taskName: message.task, options, retries: message.retries, maxRetries: job.maxRetries, final });
   if (decision.retry) {
     await callHook('onRetry', onHookError, () => options.onRetry?.(decision.error, message.id));
-    return { kind: 'retry', delay: decision.delay, error: toRemoteError(decision.error) };
+    return { kind: 'retry', delay: decision.delay, error: describeError(decision.error, codec) };
   }
   await callHook('onFailure', onHookError, () => options.onFailure?.(decision.error, message.id));
-  return { kind: 'failure', error: toRemoteError(decision.error) };
+  return { kind: 'failure', error: describeError(decision.error, codec) };
 }
 
 async function callHook(hook: string, onHookError: HookErrorHandler, call: () => void | Promise<void> | undefined): Promise<void> {

@@ -7,7 +7,8 @@
  * once it has run all of it). A STARTED record waits a few milliseconds: a task that ends sooner
  * never needs it, which halves the writes of short tasks.
  */
-import { isReadyState, RecordsRefusedError, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { RecordsRefusedError, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { isReadyState } from '@celeriac/core/internal';
 import { nextTurn } from './next-turn';
 
 /** How long a STARTED record waits for the task's next state before it is written. */

@@ -1,5 +1,6 @@
 /** One run of one task, as the worker hands it to a runner (and a runner to `execute`). */
-import type { TaskDefinition, TaskMessage, TaskState } from '@celeriac/core';
+import type { TaskState } from '@celeriac/core';
+import type { TaskDefinition, TaskMessage } from '@celeriac/core/internal';
 import type { RunSignal } from './run-signal';
 
 /** One run of one task. */

@@ -1,5 +1,6 @@
-/** What a worker needs from its app; `CeleriacCore` provides it. */
-import type { Broker, CanvasNode, Closeable, Codec, Duration, LaunchOptions, ResolvedAppOptions, ResultBackend, TaskMessage, TaskRegistry } from '@celeriac/core';
+/** What a worker needs from its app: the app's runtime (`runtimeOf(app)`) provides it. */
+import type { Broker, CanvasNode, Codec, Duration, ResolvedAppOptions, ResultBackend } from '@celeriac/core';
+import type { Closeable, LaunchOptions, TaskMessage, TaskRegistry } from '@celeriac/core/internal';
 
 /** The parts of an app a worker uses. */
 export interface WorkerApp {

@@ -8,7 +8,8 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, clearLongTimeout, setLongTimeout, terminationOf, toRemoteError, type Broker, type Closeable, type Delivery, type LongTimeout, type Revocation } from '@celeriac/core';
+import { CeleriacError, type Broker, type CeleriacCore, type Delivery, type Revocation } from '@celeriac/core';
+import { clearLongTimeout, runtimeOf, setLongTimeout, terminationOf, toRemoteError, type Closeable, type LongTimeout } from '@celeriac/core/internal';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
@@ -68,11 +69,12 @@ export class Worker implements Closeable {
     return Math.max(this.options.concurrency, this.runner?.capacity ?? 0);
   }
 
-  constructor(
-    private readonly app: WorkerApp,
-    options: WorkerOptions = {},
-  ) {
-    this.options = resolveWorkerOptions(options, app.options.defaultQueue);
+  private readonly app: WorkerApp;
+
+  /** A worker for `app` (what `app.worker(options)` makes); call `start()` on it. */
+  constructor(app: CeleriacCore, options: WorkerOptions = {}) {
+    this.app = runtimeOf(app);
+    this.options = resolveWorkerOptions(options, this.app.options.defaultQueue);
   }
 
   /** The current lifecycle state. */

@@ -1,4 +1,5 @@
-import { MaxRetriesExceededError, RetryRequest, type TaskOptions } from '@celeriac/core';
+import { MaxRetriesExceededError, type TaskOptions } from '@celeriac/core';
+import { RetryRequest } from '@celeriac/core/internal';
 import { backoffDelay, decideRetry, type RetryInput } from '@celeriac/worker';
 
 describe('backoffDelay', () => {

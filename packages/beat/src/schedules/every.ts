@@ -1,5 +1,6 @@
 /** `every('30s')`: fixed intervals, on slots aligned to an anchor (the epoch unless given). */
-import { toMilliseconds, type Duration } from '@celeriac/core';
+import { type Duration } from '@celeriac/core';
+import { toMilliseconds } from '@celeriac/core/internal';
 import { invalidSchedule, type Schedule, type SlotRange } from './schedule';
 
 /** Options of {@link every}. */

@@ -3,6 +3,7 @@
  * clock, and helpers to run schedulers (also ones that die or are cut off mid-firing) and move
  * time. Fresh for each test, closed after it.
  */
+import { runtimeOf } from '@celeriac/core/internal';
 import { AsyncResult, CeleriacCore, MemoryBeatStore, type BeatStore } from '@celeriac/core';
 import { Beat, ManualClock, Scheduler, type BeatHost, type BeatLogger, type FiredSlot, type SchedulerOptions } from '@celeriac/beat';
 
@@ -109,7 +110,7 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
       resent,
       async start(options = {}) {
         const { store: own, ...rest } = options;
-        return started(new Scheduler(app, own ?? store, () => beat.entriesInCode(), { lease: 3_000, clock, ...rest }));
+        return started(new Scheduler(runtimeOf(app), own ?? store, () => beat.entriesInCode(), { lease: 3_000, clock, ...rest }));
       },
       async startFragile({ breakAt, dies = false, ...options }) {
         const cut = { on: false };
@@ -118,11 +119,11 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
         let hasBroken = false;
         const broken = new Promise<void>((resolve) => (broke = resolve));
         const host: BeatHost = {
-          codec: app.codec,
+          codec: runtimeOf(app).codec,
           options: app.options,
-          buildMessage: (name, args, call) => app.buildMessage(name, args, call),
+          buildMessage: (name, args, call) => runtimeOf(app).buildMessage(name, args, call),
           result: (id) => app.result(id),
-          track: (closeable) => app.track(closeable),
+          track: (closeable) => runtimeOf(app).track(closeable),
           sendTask(name, args, call) {
             const id = String(call?.taskId);
             const breaking = id === breakAt && !hasBroken;
@@ -133,9 +134,9 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
             }
             if (breaking && dies) {
               const never = new Promise<void>((_, reject) => hung.push(() => reject(new Error('the process died'))));
-              return new AsyncResult(app, id, { sent: never, taskName: name });
+              return new AsyncResult(runtimeOf(app), id, { sent: never, taskName: name });
             }
-            if (cut.on) return new AsyncResult(app, id, { sent: Promise.reject(new Error('connection lost')), taskName: name });
+            if (cut.on) return new AsyncResult(runtimeOf(app), id, { sent: Promise.reject(new Error('connection lost')), taskName: name });
             const result = app.sendTask(name, args, call);
             void result.sent.then(() => published.push(id));
             return result;

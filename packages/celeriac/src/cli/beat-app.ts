@@ -1,6 +1,5 @@
 /** Loads the `-A` module for the beat commands: an app that has periodic tasks (`app.beat`). */
 import type { Beat } from '@celeriac/beat';
-import type { TaskRegistry } from '@celeriac/core';
 import type { Logger } from 'pino';
 import { loadAppOrExit } from './load';
 
@@ -8,7 +7,6 @@ import { loadAppOrExit } from './load';
 export interface BeatApp {
   readonly beat: Beat;
   readonly options: { readonly broker: unknown; readonly prefix: string };
-  readonly registry: TaskRegistry;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 /** `celeriac beat list | add | remove`: the app's periodic entries, and changes to the runtime ones. */
 import { at, crontab, every, type BeatEntryInfo, type Schedule } from '@celeriac/beat';
 import { CeleriacError, type BeatTaskOptions, type CatchUpPolicy } from '@celeriac/core';
+import { runtimeOf } from '@celeriac/core/internal';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadBeatAppOrExit, type BeatApp } from './beat-app';
 import { createLogger } from './logger';
@@ -102,8 +103,9 @@ function withBeatApp(specifier: string, work: (app: BeatApp) => Promise<void>): 
 
 /** A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it up front. */
 function assertRegistered(app: BeatApp, flags: AddFlags): void {
-  if (app.registry.get(flags.task)) return;
-  const known = app.registry.names();
+  const { registry } = runtimeOf(app);
+  if (registry.get(flags.task)) return;
+  const known = registry.names();
   const listed = known.length === 0 ? 'none' : known.length <= 10 ? known.join(', ') : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',

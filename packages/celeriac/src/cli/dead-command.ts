@@ -4,6 +4,7 @@
  * missing id never turns into "every dead letter".
  */
 import type { DeadLetter } from '@celeriac/core';
+import { runtimeOf } from '@celeriac/core/internal';
 import type { LoadedApp } from '@celeriac/worker';
 import { Command } from 'commander';
 import { loadAppOrExit } from './load';
@@ -85,5 +86,5 @@ function withDeadApp(specifier: string, work: (app: LoadedApp) => Promise<void>)
 
 /** The task a dead letter would run, or `?` when its message does not decode. */
 function taskOf(app: LoadedApp, letter: DeadLetter): string {
-  return app.decodeOrUndefined(letter.body)?.task ?? '?';
+  return runtimeOf(app).decodeOrUndefined(letter.body)?.task ?? '?';
 }

@@ -1,6 +1,7 @@
 /** Argument parsers for the CLI's options, with errors that say what was expected. */
 import { InvalidArgumentError } from 'commander';
-import { toMilliseconds, type Duration } from '@celeriac/core';
+import { type Duration } from '@celeriac/core';
+import { toMilliseconds } from '@celeriac/core/internal';
 
 /** A positive integer. */
 export function positiveInteger(value: string): number {

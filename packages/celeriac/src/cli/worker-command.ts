@@ -4,6 +4,7 @@
  * second one stops at once, handing running tasks back to the queue.
  */
 import { Command, Option } from 'commander';
+import { runtimeOf } from '@celeriac/core/internal';
 import { Worker, type LoadedApp, type PoolKind } from '@celeriac/worker';
 import type { Logger } from 'pino';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
@@ -106,5 +107,5 @@ function banner(app: LoadedApp, worker: Worker): Record<string, unknown> {
   const fields: Record<string, unknown> = { broker: redact(broker) };
   if (typeof backend === 'string' && backend !== broker) fields.backend = redact(backend);
   const { queues, pool, concurrency } = worker.options;
-  return { ...fields, prefix, queues, pool, concurrency, tasks: app.registry.names() };
+  return { ...fields, prefix, queues, pool, concurrency, tasks: runtimeOf(app).registry.names() };
 }

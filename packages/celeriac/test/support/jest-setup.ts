@@ -3,7 +3,7 @@
  * its broker or backend, unclosed (see LeakTracker). The failure shows on the next test, or in
  * `afterAll` for the last one, and names the test that leaked.
  */
-import { CeleriacCore } from '@celeriac/core';
+import { AppRuntime } from '@celeriac/core/internal';
 import { Worker } from '@celeriac/worker';
 import { LeakTracker } from './leak-tracker';
 
@@ -19,14 +19,14 @@ Worker.prototype.start = async function trackedStart(this: Worker) {
   return start.call(this);
 };
 
-const seen = new WeakSet<CeleriacCore>();
+const seen = new WeakSet<AppRuntime>();
 for (const property of ['broker', 'backend'] as const) {
-  const descriptor = Object.getOwnPropertyDescriptor(CeleriacCore.prototype, property);
+  const descriptor = Object.getOwnPropertyDescriptor(AppRuntime.prototype, property);
   const getter = descriptor?.get;
-  if (!descriptor || !getter) throw new Error(`jest-setup: CeleriacCore.prototype.${property} is no longer a getter`);
-  Object.defineProperty(CeleriacCore.prototype, property, {
+  if (!descriptor || !getter) throw new Error(`jest-setup: AppRuntime.prototype.${property} is no longer a getter`);
+  Object.defineProperty(AppRuntime.prototype, property, {
     ...descriptor,
-    get(this: CeleriacCore) {
+    get(this: AppRuntime) {
       const value: unknown = getter.call(this);
       if (!seen.has(this)) {
         seen.add(this);

@@ -4,7 +4,7 @@
  * revoked. A worker does this before the step's ack: if it dies in between, the step runs again,
  * and the re-published steps keep their ids, so nothing runs twice while waiting.
  */
-import type { LaunchOptions } from '../app';
+import type { LaunchOptions } from '../internal/launch-options';
 import type { ResultBackend, StoreEntry, TaskRecord } from '../backend';
 import { isReadyState } from '../states';
 import { ChordError, toRemoteError, type CeleriacErrorCode, type RemoteError } from '../errors';

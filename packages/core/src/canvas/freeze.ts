@@ -2,7 +2,7 @@
  * Freezing: gives every task and group of a workflow its id before anything is sent, so the caller
  * holds handles on every result at once and a step published twice (a re-run) is the same task.
  */
-import { randomUUID } from '../internal/lazy-crypto';
+import { randomUUID } from 'node:crypto';
 import { CeleriacError } from '../errors';
 import { memberId, type CanvasNode, type TaskNode } from './nodes';
 

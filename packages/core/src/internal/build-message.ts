@@ -1,5 +1,5 @@
 /** Builds a TaskMessage from a call: the call's options over the task's options over the app's. */
-import { randomUUID } from './lazy-crypto';
+import { randomUUID } from 'node:crypto';
 import { freeze } from '../canvas/freeze';
 import type { Flow } from '../canvas/nodes';
 import { callbackNodes, dependencyIds } from '../canvas/to-node';

@@ -7,7 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { clearLongTimeout, setLongTimeout, TimeLimitExceededError, toRemoteError, WorkerLostError, type Codec, type LongTimeout, type RemoteError, type Termination } from '@celeriac/core';
+import { TimeLimitExceededError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
+import { clearLongTimeout, setLongTimeout, toRemoteError, type LongTimeout, type Termination } from '@celeriac/core/internal';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
 import { CODE_CACHE_ENV } from './code-cache';

@@ -6,8 +6,9 @@
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
-import { toRemoteError, type TaskState } from '@celeriac/core';
-import { loadAppModule, type LoadedApp } from '../load-app';
+import { type TaskState } from '@celeriac/core';
+import { runtimeOf, toRemoteError, type AppRuntime } from '@celeriac/core/internal';
+import { loadAppModule } from '../load-app';
 import { afterNextPoll } from '../next-turn';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
@@ -29,7 +30,7 @@ const READ_PARENT_EVERY_MS = 2;
 /** True while drain() works through the queue (only one may). */
 let draining = false;
 
-async function drain(app: LoadedApp): Promise<void> {
+async function drain(app: AppRuntime): Promise<void> {
   if (draining) return;
   draining = true;
   try {
@@ -39,7 +40,7 @@ async function drain(app: LoadedApp): Promise<void> {
   }
 }
 
-async function drainQueue(app: LoadedApp): Promise<void> {
+async function drainQueue(app: AppRuntime): Promise<void> {
   let readAt = monotonicMs();
   // A job's 'done' waits for the next job's 'began' when that one follows at once: one write for both.
   let finished: ChildMessage | undefined;
@@ -68,7 +69,7 @@ async function drainQueue(app: LoadedApp): Promise<void> {
 }
 
 /** Runs one job; returns its 'done' message, for the caller to send. */
-async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type: 'run' }>): Promise<ChildMessage> {
+async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type: 'run' }>): Promise<ChildMessage> {
   const began = monotonicMs();
   const stop = signals.get(message.jobId) ?? new RunSignal();
   let outcome: WireOutcome;
@@ -150,10 +151,10 @@ function watchForOrphaning(): void {
 
 function main(): void {
   const specifier = process.env.CELERIAC_APP_MODULE;
-  let app: LoadedApp;
+  let app: AppRuntime;
   try {
     if (!specifier) throw new Error('CELERIAC_APP_MODULE is not set; pool children are started by a worker.');
-    app = loadAppModule(specifier);
+    app = runtimeOf(loadAppModule(specifier));
   } catch (error) {
     // Exit at once (the message has left): the app may have opened handles that would keep us alive.
     send({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) });
@@ -190,7 +191,7 @@ function dropQueued(jobId: string): boolean {
 }
 
 /** Handles one message of the parent (they come alone, or several in one list). */
-function handle(app: LoadedApp, message: unknown): void {
+function handle(app: AppRuntime, message: unknown): void {
   if (!isParentMessage(message)) return;
   if (message.type === 'run') {
     signals.set(message.jobId, new RunSignal());

@@ -1,6 +1,7 @@
 /** Builds the runner a worker's `pool` option names. */
 import { resolve } from 'node:path';
-import { toRemoteError, type RemoteError } from '@celeriac/core';
+import { type RemoteError } from '@celeriac/core';
+import { toRemoteError } from '@celeriac/core/internal';
 import { InlineRunner } from '../inline-runner';
 import type { ResolvedWorkerOptions } from '../options';
 import type { TaskRunner } from '../runner';

@@ -1,0 +1,100 @@
+/**
+ * The public surface, written out: adding or removing an export, or a member of the app class, is a
+ * conscious change to this list (and to docs/architecture.md). What the other packages need beyond
+ * it lives in `@celeriac/core/internal`.
+ */
+import * as core from '@celeriac/core';
+import * as internal from '@celeriac/core/internal';
+import * as celeriac from 'celeriac';
+import type { Celeriac } from 'celeriac';
+import type { CeleriacCore } from '@celeriac/core';
+
+type Equal<X, Y> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends Y ? 1 : 2 ? true : false;
+function expectType<T extends true>(): T | undefined {
+  return undefined;
+}
+
+const CORE_VALUES = [
+  'AsyncResult',
+  'BrokerUnavailableError',
+  'CeleriacCore',
+  'CeleriacError',
+  'Chain',
+  'Chord',
+  'ChordError',
+  'Codec',
+  'DependencyFailedError',
+  'Group',
+  'GroupResult',
+  'InvalidMessageError',
+  'MAX_RESULT_TTL_MS',
+  'MaxRetriesExceededError',
+  'MemoryBackend',
+  'MemoryBeatStore',
+  'MemoryBroker',
+  'RecordsRefusedError',
+  'SerializationError',
+  'Signature',
+  'SoftTimeLimitError',
+  'TaskFailedError',
+  'TaskRevokedError',
+  'TimeLimitExceededError',
+  'TimeoutError',
+  'UnknownTaskError',
+  'WorkerLostError',
+  'chain',
+  'chord',
+  'currentTask',
+  'group',
+  'maybeCurrentTask',
+  'task',
+];
+
+const CELERIAC_VALUES = [...CORE_VALUES.filter((name) => name !== 'CeleriacCore'), 'Beat', 'Celeriac', 'ManualClock', 'Scheduler', 'Worker', 'at', 'crontab', 'every'];
+
+/** The members of the app class users get, as DESIGN.md names them. */
+type CoreMembers =
+  | 'options'
+  | 'clientId'
+  | 'broker'
+  | 'backend'
+  | 'task'
+  | 'register'
+  | 'sendTask'
+  | 'result'
+  | 'groupResult'
+  | 'signature'
+  | 'revoke'
+  | 'purge'
+  | 'registerType'
+  | 'registerError'
+  | 'registerSerializer'
+  | 'closed'
+  | 'close';
+
+describe('the public surface', () => {
+  it('@celeriac/core exports exactly the public values', () => {
+    expect(Object.keys(core).sort()).toEqual([...CORE_VALUES].sort());
+  });
+
+  it('celeriac exports exactly the public values', () => {
+    expect(Object.keys(celeriac).sort()).toEqual([...CELERIAC_VALUES].sort());
+  });
+
+  it('keeps the machinery in @celeriac/core/internal only', () => {
+    for (const name of ['runtimeOf', 'AppRuntime', 'continueFlow', 'failFlow', 'planLaunch', 'freeze', 'startCanvas', 'runAsSoleTask', 'WakeTimer', 'encodeMessage', 'decodeMessage', 'TaskRegistry', 'createTaskHandle', 'setLongTimeout', 'toRemoteError']) {
+      expect(internal).toHaveProperty(name);
+      expect(core).not.toHaveProperty(name);
+      expect(celeriac).not.toHaveProperty(name);
+    }
+  });
+
+  it('gives the app class only the members users call', () => {
+    expectType<Equal<keyof CeleriacCore, CoreMembers>>();
+    expectType<Equal<keyof Celeriac, CoreMembers | 'worker' | 'schedule' | 'beat'>>();
+    const app = new celeriac.Celeriac({ broker: 'memory://' });
+    // The runtime hangs off the app under a registered symbol, not a string key.
+    expect(Object.keys(app)).toEqual([]);
+    expect(internal.runtimeOf(app)).toBeInstanceOf(internal.AppRuntime);
+  });
+});

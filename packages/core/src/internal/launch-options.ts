@@ -1,0 +1,24 @@
+/** Where a message comes from beside its call, and how a workflow step is launched. */
+import type { Continuation, Flow } from '../canvas/nodes';
+
+/** Where a message comes from, beside its call: lineage, reply channel and workflow fields. */
+export interface MessageExtras {
+  parentId?: string;
+  rootId?: string;
+  /** The channel for completion notices; defaults to this client's. */
+  replyTo?: string | undefined;
+  flow?: Flow;
+}
+
+/** Options of `AppRuntime.launchCanvas`. */
+export interface LaunchOptions extends Omit<MessageExtras, 'flow'> {
+  /** What runs after the launched node (the rest of a chain, a chord body). */
+  next?: Continuation;
+  /** Publish as a re-send: a copy still waiting or running is not duplicated. */
+  idempotent?: boolean;
+}
+
+/** Something the app closes when it closes (workers, schedulers). */
+export interface Closeable {
+  close(): Promise<void>;
+}

@@ -1,0 +1,264 @@
+/**
+ * The app's runtime: its options, task registry, codec, connections and the calls that build,
+ * encode, publish and decode messages. Workers and Beat work with it (through `runtimeOf(app)`);
+ * users work with the app class, which keeps it out of its public type.
+ */
+import { AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
+import type { BackendSettings, ResultBackend, StoreEntry } from '../backend';
+import type { Broker, BrokerSettings, PurgedMessage } from '../broker';
+import { failFlow, type FlowContext } from '../canvas/flow';
+import { GroupResult } from '../canvas/group-result';
+import { alignGroupTtls } from '../canvas/group-ttl';
+import { planLaunch } from '../canvas/launch';
+import { memberId, type CanvasNode } from '../canvas/nodes';
+import { Codec } from '../codec';
+import type { Duration } from '../duration';
+import { CeleriacError } from '../errors';
+import { decodeMessage, encodeMessage, envelopeOf, type TaskMessage } from '../message';
+import type { ApplyOptions, ResolvedAppOptions } from '../options';
+import { TaskRegistry } from '../registry';
+import type { SignatureSender } from '../signature';
+import type { TaskSender } from '../task';
+import { buildMessage } from './build-message';
+import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
+import { Publisher } from './publisher';
+import { resultTtlMilliseconds } from './resolve-options';
+import { buildRevocation } from './revocation';
+import { randomUUID } from 'node:crypto';
+
+/** How many records one store call writes when many tasks were removed at once (a purge). */
+const RECORD_CHUNK = 1_000;
+
+/** Makes the connections of an app: the URL schemes it knows and a broker and backend per URL. */
+export interface Transports {
+  /** The URL schemes these transports connect to, e.g. `['memory:', 'redis:']`. */
+  schemes(): string[];
+  createBroker(url: URL, settings: BrokerSettings): Broker;
+  createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend;
+}
+
+/** What workers, Beat and the handles of an app work with. */
+export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
+  /** Serializes arguments and results; `registerType` adds classes to it. */
+  readonly codec = new Codec();
+  /** The tasks this app registered. */
+  readonly registry = new TaskRegistry();
+  private clientIdValue: string | undefined;
+  private brokerInstance: Broker | undefined;
+  private backendInstance: ResultBackend | undefined;
+  // Not `this.broker`: close() flushes pending publishes after the app is marked closed.
+  private readonly publisher = new Publisher(() => this.connectBroker());
+  private readonly closeables = new Set<Closeable>();
+  private closing: Promise<void> | undefined;
+  /** True once the workers started from this app have stopped: from then on nothing may be sent. */
+  private sealed = false;
+
+  constructor(
+    /** The options after defaults. */
+    readonly options: ResolvedAppOptions,
+    private readonly transports: Transports,
+  ) {
+    for (const [what, target] of [['broker', options.broker], ['backend', options.backend]] as const) {
+      if (typeof target === 'string') this.checkUrl(target, what);
+    }
+  }
+
+  /** This client's id (made on first use); completion notices for tasks it sent go to this channel. */
+  get clientId(): string {
+    this.clientIdValue ??= randomUUID();
+    return this.clientIdValue;
+  }
+
+  /** The broker, connected on first use. */
+  get broker(): Broker {
+    this.assertOpen();
+    return this.connectBroker();
+  }
+
+  /** The result backend, connected on first use. */
+  get backend(): ResultBackend {
+    this.assertOpen();
+    const { backend } = this.options;
+    this.backendInstance ??= typeof backend === 'string' ? this.transports.createBackend(new URL(backend), this.backendSettings(), this.codec) : backend;
+    return this.backendInstance;
+  }
+
+  /** Sends a task by name. */
+  sendTask<R = unknown>(name: string, args: readonly unknown[] = [], options?: ApplyOptions): AsyncResult<R> {
+    return this.applyTask<R>(name, args, options);
+  }
+
+  /** Sends one call; the task's registered options apply under the call's. */
+  applyTask<R>(name: string, args: readonly unknown[], options: ApplyOptions | undefined): AsyncResult<R> {
+    this.assertOpen();
+    const message = this.buildMessage(name, args, options ?? {});
+    return this.publishMessage<R>(message, options?.taskId !== undefined);
+  }
+
+  /** Publishes an already built message (workers use this for chains and callbacks). */
+  publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
+    const sent = this.publisher.publish(envelopeOf(message, this.encode(message), idempotent)).then(() => undefined);
+    // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
+    return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
+  }
+
+  /** Builds the message of a call without sending it. */
+  buildMessage(name: string, args: readonly unknown[], options: ApplyOptions, extras: MessageExtras = {}): TaskMessage {
+    if (!Array.isArray(args)) {
+      throw new CeleriacError('CELERIAC_INVALID_OPTION', `The arguments of ${name} must be an array, e.g. applyAsync([2, 3]).`);
+    }
+    const replyTo = 'replyTo' in extras ? extras.replyTo : this.clientId;
+    return buildMessage({ name, args, call: options, task: this.registry.get(name)?.options, app: this.options, ...extras, replyTo });
+  }
+
+  /**
+   * Publishes the first tasks of a frozen workflow (see `chain`, `group`, `chord`); every message is
+   * built and encoded before any is sent, so bad input sends nothing. Workers call it with `next`
+   * and the finished step's lineage to start what follows a step.
+   */
+  launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options: LaunchOptions = {}): Promise<void> {
+    this.assertOpen();
+    const { next, idempotent = false, ...extras } = options;
+    const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
+    const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) => this.buildMessage(step.task, args, step.options, { ...extras, flow }));
+    const envelopes = messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
+    return Promise.all(envelopes.map((envelope) => this.publisher.publish(envelope))).then(() => undefined);
+  }
+
+  /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
+  resultTtlOf(task: string, call: Duration | undefined): number {
+    const ttl = call ?? this.registry.get(task)?.options.resultTtl;
+    return ttl === undefined ? this.options.resultTtl : resultTtlMilliseconds(ttl);
+  }
+
+  /** A handle on the result of task `id`. */
+  result<R = unknown>(id: string): AsyncResult<R> {
+    return new AsyncResult<R>(this, id);
+  }
+
+  /** A handle on the results of group `id` of `size` members. */
+  groupResult<T extends readonly unknown[] = unknown[]>(id: string, size: number): GroupResult<T> {
+    return new GroupResult<T>(this, id, Array.from({ length: size }, (_, index) => new AsyncResult(this, memberId(id, index))));
+  }
+
+  /** Encodes a message with the app's secret and size limit. */
+  encode(message: TaskMessage): string {
+    return encodeMessage(this.codec, message, { secret: this.options.secret, maxBytes: this.options.maxMessageSize });
+  }
+
+  /**
+   * Decodes a message with the app's secret. Given the id of the delivery about to run, a signed
+   * message must also be signed for that id and within `signatureMaxAge` of becoming due.
+   * @throws CeleriacError `CELERIAC_INVALID_MESSAGE`, `CELERIAC_BAD_SIGNATURE` or `CELERIAC_SIGNATURE_EXPIRED`.
+   */
+  decode(body: string, deliveryId?: string): TaskMessage {
+    const delivery = deliveryId === undefined ? undefined : { id: deliveryId, maxAge: this.options.signatureMaxAge };
+    return decodeMessage(this.codec, body, { secret: this.options.secret, delivery });
+  }
+
+  /** The decoded message, or undefined when it does not decode (or is not signed as it must be). */
+  decodeOrUndefined(body: string): TaskMessage | undefined {
+    try {
+      return this.decode(body);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Revokes a task: see `Celeriac.revoke`. */
+  async revoke(id: string, options: RevokeOptions = {}): Promise<void> {
+    const { removed, body } = await this.broker.revoke(buildRevocation(id, options));
+    if (removed) await this.recordRemoved([{ id, body: body ?? '' }], 'revoked');
+  }
+
+  /** Empties a queue: see `Celeriac.purge`. */
+  async purge(queue: string): Promise<number> {
+    const removed = await this.broker.purge(queue);
+    await this.recordRemoved(removed, 'purged');
+    return removed.length;
+  }
+
+  /** Registers something to close with the app (workers do this). */
+  track(closeable: Closeable): () => void {
+    this.closeables.add(closeable);
+    return () => this.closeables.delete(closeable);
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** Flushes pending publishes, closes workers started from this app, then every connection. */
+  close(): Promise<void> {
+    this.closing ??= this.closeAll();
+    return this.closing;
+  }
+
+  /**
+   * Stores a REVOKED record for each message removed before it ran, which wakes its waiters, and
+   * settles the workflow steps after it: they will not run either, so they must not stay PENDING.
+   */
+  private async recordRemoved(removed: readonly PurgedMessage[], reason: 'revoked' | 'purged'): Promise<void> {
+    const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
+    for (let start = 0; start < removed.length; start += RECORD_CHUNK) {
+      const chunk = removed.slice(start, start + RECORD_CHUNK).map(({ id, body }) => ({ id, message: body === '' ? undefined : this.decodeOrUndefined(body) }));
+      const entries = chunk.map(({ id, message }): StoreEntry => {
+        const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason }, date: Date.now() }, ttl: message ? context.ttlOf(message) : this.options.resultTtl };
+        if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
+        return entry;
+      });
+      await this.backend.store(entries);
+      const flows = chunk.flatMap(({ id, message }) => (message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : []));
+      await Promise.all(flows);
+    }
+  }
+
+  private brokerSettings(): BrokerSettings {
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize } = this.options;
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize };
+  }
+
+  private backendSettings(): BackendSettings {
+    return { prefix: this.options.prefix, clientId: this.clientId };
+  }
+
+  private async closeAll(): Promise<void> {
+    // Workers finishing their last tasks still store results and start the next workflow steps.
+    await Promise.allSettled([...this.closeables].map((closeable) => closeable.close()));
+    this.sealed = true;
+    await this.publisher.drain();
+    const closing: Array<Promise<void>> = [];
+    if (this.brokerInstance) closing.push(this.brokerInstance.close());
+    if (this.backendInstance && (this.backendInstance as unknown) !== this.brokerInstance) closing.push(this.backendInstance.close());
+    await Promise.all(closing);
+  }
+
+  private connectBroker(): Broker {
+    const { broker } = this.options;
+    this.brokerInstance ??= typeof broker === 'string' ? this.transports.createBroker(new URL(broker), this.brokerSettings()) : broker;
+    return this.brokerInstance;
+  }
+
+  private checkUrl(target: string, what: 'broker' | 'backend'): void {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new CeleriacError('CELERIAC_UNSUPPORTED_URL', `The ${what} URL ${JSON.stringify(target)} is not a URL. Use e.g. 'redis://127.0.0.1:6379/0' or 'memory://'.`);
+    }
+    if (!this.transports.schemes().includes(url.protocol)) throw unsupportedUrl(url, what, this.transports.schemes());
+  }
+
+  private assertOpen(): void {
+    if (this.sealed) throw new CeleriacError('CELERIAC_CLOSED', 'This app was closed; create a new one to send tasks.');
+  }
+}
+
+/** The error for a URL whose scheme no transport of the app knows. */
+export function unsupportedUrl(url: URL, what: string, schemes: readonly string[]): CeleriacError {
+  return new CeleriacError(
+    'CELERIAC_UNSUPPORTED_URL',
+    `The ${what} URL scheme "${url.protocol}" is not supported here (supported: ${schemes.join(', ')}). Import Celeriac from the 'celeriac' package for Redis.`,
+  );
+}
