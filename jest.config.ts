@@ -23,6 +23,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@celeriac/core$': '<rootDir>/packages/core/src/index.ts',
     '^@celeriac/core/testing$': '<rootDir>/packages/core/src/testing/index.ts',
+    '^@celeriac/core/internal$': '<rootDir>/packages/core/src/internal/index.ts',
     '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',

@@ -16,7 +16,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const PREFIX = `celeriac-example-beat-${randomBytes(4).toString('hex')}`;
 process.env.CELERIAC_EXAMPLE_PREFIX = PREFIX;
 process.env.REDIS_URL = REDIS_URL;
-const CLI = resolve(__dirname, '../../../packages/celeriac/bundle/cli.js');
+const CLI = resolve(__dirname, '../../../packages/celeriac/dist/cli/main.js');
 
 /** One JSON log line of a scheduler. */
 interface Line {

@@ -36,7 +36,7 @@ interface ScriptSource {
   lua: string;
 }
 
-// The same path works from src/ (tests), dist/ and bundle/ (built), since the .lua files ship in src/scripts.
+// The same path works from src/ (tests) and dist/ (built, installed): the package ships src/scripts beside dist/.
 const SCRIPT_DIR = resolve(__dirname, '..', 'src', 'scripts');
 const INCLUDE = /^-- #include (\S+)\s*$/gm;
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOwnBundle, temporaryEntryFile, type CodeCacheUse } from '../src/pool/code-cache';
@@ -35,14 +35,6 @@ describe('the code cache of pool children', () => {
       '/app/node_modules/@celeriac/core/bundle/.js',
     ];
     expect([...own, ...others].filter(isOwnBundle)).toEqual(own);
-  });
-
-  it("keeps a pool child's entry to the cache alone: the child loop is a bundle of its own, which loads from the cache", () => {
-    const bundles = join(__dirname, '..', 'bundle');
-    const entry = readFileSync(join(bundles, 'child-main.js'), 'utf8');
-    expect(entry).toContain('require("./child-loop.js")');
-    expect(entry).not.toContain('loadAppModule');
-    expect(isOwnBundle(join(bundles, 'child-loop.js'))).toBe(true);
   });
 
   it("finds Node's module class without loading node:module (and its ESM loader)", () => {

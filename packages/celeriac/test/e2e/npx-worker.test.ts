@@ -14,7 +14,7 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
 
   it('links a committed bin file, so `npm ci` links it before the build; without the build it says to run it', () => {
     const { bin } = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { bin: { celeriac: string } };
-    // `npm ci` skips a bin whose file is missing, and bundle/ exists only after `npm run build`.
+    // `npm ci` skips a bin whose file is missing, and dist/ exists only after `npm run build`.
     expect(bin.celeriac).toBe('bin/celeriac.js');
     expect(execFileSync('git', ['ls-files', bin.celeriac], { cwd: PACKAGE, encoding: 'utf8' }).trim()).toBe(bin.celeriac);
     expect(execFileSync('npx', ['celeriac', '--version'], { cwd: ROOT, env: { ...process.env, npm_config_yes: 'false' }, encoding: 'utf8' }).trim()).toBe('0.1.0');
@@ -23,7 +23,7 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
     try {
       mkdirSync(join(unbuilt, 'bin'));
       copyFileSync(join(PACKAGE, bin.celeriac), join(unbuilt, bin.celeriac));
-      expect(existsSync(join(unbuilt, 'bundle'))).toBe(false);
+      expect(existsSync(join(unbuilt, 'dist'))).toBe(false);
       const run = (() => {
         try {
           execFileSync(process.execPath, [join(unbuilt, bin.celeriac), '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

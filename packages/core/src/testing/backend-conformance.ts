@@ -3,8 +3,7 @@
  * against any implementation with `runBackendConformance('redis', factory)` inside a jest test file.
  */
 import { randomUUID } from 'node:crypto';
-// Through the index: the testing bundle takes the package's own Codec (one class, not a copy).
-import { Codec } from '../index';
+import { Codec } from '../codec';
 import { groupCases } from './backend/group-cases';
 import type { BackendConformanceOptions, BackendFactory, OpenBackend } from './backend/harness';
 import { recordCases } from './backend/record-cases';

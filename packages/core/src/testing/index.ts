@@ -1,8 +1,7 @@
 /**
  * @celeriac/core/testing: the Broker and ResultBackend conformance suites (for jest) and the waiting
- * helpers they use. CommonJS code (and TypeScript compiled to it) requires `@celeriac/core/testing`;
- * ES modules import `@celeriac/core/testing/index.js` (the package has no `exports` map, see
- * docs/architecture.md). Run the suites against every implementation:
+ * helpers they use, imported from `@celeriac/core/testing` (CommonJS and ES modules alike). Run the
+ * suites against every implementation:
  *
  * ```ts
  * runBrokerConformance('memory', async (settings) => {

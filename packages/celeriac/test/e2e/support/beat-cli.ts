@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { LogLine, WorkerProcess } from './worker-process';
 
 const ROOT = resolve(__dirname, '../../../../..');
-const CLI = join(ROOT, 'packages/celeriac/bundle/cli.js');
+const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
 /** The app module `celeriac beat` loads. */
 export const BEAT_APP = join(__dirname, '../fixtures/beat-app.js');
 

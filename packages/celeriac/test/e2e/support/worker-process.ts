@@ -10,7 +10,7 @@ import { RedisFixture } from '../../../../redis/test/support/redis-app';
 import { childrenOf } from './procs';
 
 const ROOT = resolve(__dirname, '../../../../..');
-const CLI = join(ROOT, 'packages/celeriac/bundle/cli.js');
+const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
 /** The app module the workers load. */
 export const FIXTURE_APP = join(__dirname, '../fixtures/app.js');
 
