@@ -15,7 +15,7 @@ import {
   type TaskContext,
 } from '@celeriac/core';
 import { monotonicMs } from './pool/child-clock';
-import type { TaskJob } from './task-job';
+import type { TaskRun } from './task-job';
 
 /** How one run ended. */
 export type ExecutionResult =
@@ -23,7 +23,7 @@ export type ExecutionResult =
   | { kind: 'failure'; error: unknown; timedOut: boolean };
 
 /** What one run needs. */
-export type ExecuteInput = TaskJob;
+export type ExecuteInput = TaskRun;
 
 /** Runs the task; never throws. */
 export function execute(input: ExecuteInput): Promise<ExecutionResult> {

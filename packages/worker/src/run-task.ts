@@ -6,9 +6,9 @@
 import { toRemoteError, type Codec, type RemoteError } from '@celeriac/core';
 import { execute } from './execute';
 import { decideRetry } from './retry-policy';
-import type { TaskJob } from './task-job';
+import type { TaskRun } from './task-job';
 
-export type { TaskJob } from './task-job';
+export type { TaskJob, TaskRun } from './task-job';
 
 /** How a run ended, as the worker settles it. */
 export type TaskOutcome =
@@ -22,7 +22,7 @@ export type TaskOutcome =
 export type HookErrorHandler = (hook: string, error: unknown) => void;
 
 /** Runs the task and its hooks; never throws. */
-export async function runTask(job: TaskJob, codec: Codec, onHookError: HookErrorHandler): Promise<TaskOutcome> {
+export async function runTask(job: TaskRun, codec: Codec, onHookError: HookErrorHandler): Promise<TaskOutcome> {
   const { message, definition } = job;
   const options = definition.options;
   const result = await execute(job);

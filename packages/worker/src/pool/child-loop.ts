@@ -6,14 +6,14 @@
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
-import { toRemoteError, type TaskState } from '@celeriac/core';
+import { toRemoteError, UnknownTaskError, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
 import { afterNextPoll } from '../next-turn';
 import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
 import { monotonicMs } from './child-clock';
 import { listenToParent, sendToParent } from './parent-pipe';
-import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, WATCHDOG_ENV, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
 /** Jobs received, not finished; the first one runs (or is next, while the event loop turns). */
 const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
@@ -75,7 +75,8 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   try {
     const task = app.decode(message.body);
     const definition = app.registry.get(task.task);
-    if (!definition) throw new Error(`The pool child has no task named ${task.task}; it loaded another version of the app module.`);
+    // The worker has it, or it would not have sent it: this child loaded another version of the app module.
+    if (!definition) throw new UnknownTaskError(task.task);
     const result: TaskOutcome = await runTask(
       {
         message: task,
@@ -85,10 +86,6 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
         stop,
         soleInProcess: message.last === true,
         softTimeLimit: message.softTimeLimit,
-        // The hard limit belongs to the parent: it kills this process.
-        timeLimit: undefined,
-        // The parent learns that this job starts from the 'began' sent before it.
-        onStart: () => undefined,
         // Metadata that does not encode throws in the task's call, as in the inline pool, rather
         // than rejecting a promise the task may not await.
         report: (state: TaskState, meta: unknown) => {
@@ -129,25 +126,6 @@ function residentMemory(): number {
   return memoryBytes;
 }
 
-/**
- * A thread that kills this process once its parent is gone, even while the main thread is busy.
- * Only where the worker's reaper cannot do it (see orphan-guard.ts).
- */
-function watchForOrphaning(): void {
-  if (process.env[WATCHDOG_ENV] !== '1') return;
-  // Loaded only here: most children never need node:worker_threads.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Worker: Thread } = require('node:worker_threads') as typeof import('node:worker_threads');
-  // The parent's pid is read here, not in the thread: the thread starts later, maybe after the
-  // parent died, and would then take the process that adopted us for our parent.
-  const watchdog = new Thread(
-    `const { workerData: parent } = require('node:worker_threads');
-     setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 1000);`,
-    { eval: true, workerData: process.ppid },
-  );
-  watchdog.unref();
-}
-
 function main(): void {
   const specifier = process.env.CELERIAC_APP_MODULE;
   let app: LoadedApp;
@@ -161,7 +139,7 @@ function main(): void {
   }
   // The parent owns this process: when it closes the pipe (or dies), we go, even in the middle of a
   // task (a retired child has none). A closed pipe goes unnoticed while a task spins without
-  // yielding, so the worker's reaper or a watchdog thread also kills an orphan.
+  // yielding, so the worker's reaper also kills an orphan's process group (orphan-guard.ts).
   listenToParent(
     (packets) => {
       for (const packet of packets) {
@@ -173,10 +151,8 @@ function main(): void {
     },
     () => process.exit(0),
   );
-  watchForOrphaning();
-  // Ctrl-C in a terminal sends SIGINT to the whole process group, children included. The worker
-  // drains on it, letting running tasks finish; a child that died of it would lose its task.
-  process.on('SIGINT', () => undefined);
+  // A terminal's Ctrl-C does not reach this process: it leads a process group of its own
+  // (child-handle.ts), and the worker decides when its children stop.
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }
 

@@ -8,9 +8,6 @@ import type { RemoteError } from '@celeriac/core';
 /** Bumped on any incompatible change; both sides refuse other versions. */
 export const PROTOCOL_VERSION = 8;
 
-/** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
-export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
-
 /** Parent → child. */
 export type ParentMessage =
   | {
