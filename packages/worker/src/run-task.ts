@@ -12,11 +12,18 @@ export type { TaskJob, TaskRun } from './task-job';
 
 /** How a run ended, as the worker settles it. */
 export type TaskOutcome =
-  | { kind: 'success'; value: unknown }
+  | { kind: 'success'; value: unknown; json?: undefined }
+  /** A pool child's plain result as JSON text: stored as it is, parsed only where the value is needed. */
+  | { kind: 'success'; json: string; value?: undefined }
   | { kind: 'retry'; delay: number; error: RemoteError }
   | { kind: 'failure'; error: RemoteError }
   /** The process running the task died, and the task's policy does not retry: redeliver it. */
   | { kind: 'lost'; error: RemoteError };
+
+/** The value of a successful run. */
+export function successValue(outcome: Extract<TaskOutcome, { kind: 'success' }>): unknown {
+  return outcome.json === undefined ? outcome.value : JSON.parse(outcome.json);
+}
 
 /** Reports a failure of a hook without changing the outcome. */
 export type HookErrorHandler = (hook: string, error: unknown) => void;

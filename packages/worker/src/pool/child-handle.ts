@@ -13,7 +13,7 @@ import type { TaskJob, TaskOutcome } from '../run-task';
 import { watchChildGroup } from './orphan-guard';
 import { JobLedger, UNSTARTED, type SentJob, type SentOutcome } from './job-ledger';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
-import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage } from './protocol';
+import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
 /** Where a pool child starts: the compiled child entry next to this file. */
 const CHILD_ENTRY = join(__dirname, 'child-main.js');
@@ -294,10 +294,15 @@ export class ChildHandle {
         }
         this.rss = message.rss;
         const outcome = message.outcome;
-        this.end(entry, outcome.kind === 'success' ? { kind: 'success', value: this.spec.codec.parse(outcome.value) } : outcome);
+        this.end(entry, outcome.kind === 'success' ? this.successOf(outcome) : outcome);
         return;
       }
     }
+  }
+
+  /** A success as the worker settles it: plain JSON passes through as it is, other values are decoded. */
+  private successOf(outcome: Extract<WireOutcome, { kind: 'success' }>): TaskOutcome {
+    return 'json' in outcome ? { kind: 'success', json: outcome.json } : { kind: 'success', value: this.spec.codec.parse(outcome.value) };
   }
 
   /** A job left the ledger: a child with none left is idle. */

@@ -6,7 +6,7 @@
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
-import { toRemoteError, UnknownTaskError, type TaskState } from '@celeriac/core';
+import { toRemoteError, UnknownTaskError, type Codec, type TaskState } from '@celeriac/core';
 import { loadAppModule, type LoadedApp } from '../load-app';
 import { afterNextPoll } from '../next-turn';
 import { RunSignal } from '../run-signal';
@@ -96,7 +96,7 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
       app.codec,
       (hook, error) => send({ v: PROTOCOL_VERSION, type: 'hook-error', jobId: message.jobId, hook, error: toRemoteError(error) }),
     );
-    outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, () => `the result of ${task.task}`) } : (result as WireOutcome);
+    outcome = result.kind === 'success' ? encodeResult(app.codec, result.value, task.task) : (result as WireOutcome);
   } catch (error) {
     outcome = { kind: 'failure', error: toRemoteError(error) };
   } finally {
@@ -104,6 +104,20 @@ async function handleRun(app: LoadedApp, message: Extract<ParentMessage, { type:
   }
   // After its last job a child only waits for the parent to close the pipe: its memory is no news.
   return { v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: monotonicMs() - began };
+}
+
+/**
+ * A result for the pipe: a plain value as its JSON text, which the worker hands to the backend as
+ * it is (it never parses it unless a workflow needs the value); any other through the app's codec.
+ */
+function encodeResult(codec: Codec, value: unknown, task: string): WireOutcome {
+  const label = () => `the result of ${task}`;
+  if (codec.inspect(value, label) === 'plain') {
+    const json = JSON.stringify(value);
+    // undefined has no JSON text of its own.
+    if (json !== undefined) return { kind: 'success', json };
+  }
+  return { kind: 'success', value: codec.stringify(value, label) };
 }
 
 /** How old a memory reading may be when a task ends and another waits behind it (ms). */
