@@ -30,4 +30,27 @@ describe('celeriac worker: pool children die with their worker', () => {
     await worker.exited;
     await gone(childPid, 5_000);
   });
+
+  it("--pool prefork: what a child's task started is gone too (it is in the child's process group)", async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', 'prefork']);
+    await worker.ready();
+    const client = fixture.app();
+    const id = randomUUID();
+    const pids = new Promise<{ pid: number; grandchild: number }>((resolve) => {
+      const stop = client.backend.onChange?.(id, (record) => {
+        const meta = record.meta as { pid?: number; grandchild?: number } | undefined;
+        if (record.state === 'PROGRESS' && meta?.pid && meta.grandchild) resolve({ pid: meta.pid, grandchild: meta.grandchild });
+      });
+      void stop?.ready.then(() => {
+        client.sendTask('e2e.spinWithGrandchild', [], { taskId: id });
+      });
+    });
+    const { pid, grandchild } = await pids;
+    expect(alive(grandchild)).toBe(true);
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    await gone(pid, 5_000);
+    await gone(grandchild, 5_000);
+  });
 });

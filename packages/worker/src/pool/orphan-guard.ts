@@ -32,7 +32,7 @@ let reaperWorks: boolean | undefined;
 let reaper: ChildProcess | undefined;
 
 /** Whether children can be reaped here (a POSIX shell and process groups): asked once per process. */
-export function canReap(): boolean {
+function canReap(): boolean {
   reaperWorks ??= process.platform !== 'win32' && existsSync(SHELL);
   return reaperWorks;
 }
