@@ -6,6 +6,9 @@
  */
 import type * as NodeModule from 'node:module';
 
+/** `node:module`, with the compile cache that @types/node 20 does not declare. */
+type NodeModuleWithCache = typeof NodeModule & { enableCompileCache?: () => { status: number } };
+
 /** Whether Node `version` (as in `process.versions.node`) has `module.enableCompileCache`. */
 export function hasCompileCache(version: string): boolean {
   const [major = 0, minor = 0] = version.split('.').map(Number);
@@ -20,7 +23,7 @@ export function hasCompileCache(version: string): boolean {
 export function enableCompileCacheIfAvailable(version: string): boolean {
   if (!hasCompileCache(version)) return false;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { enableCompileCache } = require('node:module') as typeof NodeModule & { enableCompileCache?: () => { status: number } };
+  const { enableCompileCache } = require('node:module') as NodeModuleWithCache;
   if (typeof enableCompileCache !== 'function') return false;
   try {
     enableCompileCache();
