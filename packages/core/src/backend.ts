@@ -30,6 +30,12 @@ export interface StoreEntry {
   ttl: number;
   /** The caller's notification channel from the message, for a direct completion notice. */
   replyTo?: string;
+  /**
+   * The record's `result` as plain JSON text, as a pool child sent it (then `record.result` is not
+   * set): the backend stores it as it is, without parsing and encoding it again
+   * (`Codec.stringifyWithJson`), and the record read back holds the value.
+   */
+  resultJson?: string;
 }
 
 /** A group's progress after one member finished (for chords). */

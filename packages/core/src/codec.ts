@@ -83,6 +83,20 @@ export class Codec {
   }
 
   /**
+   * Serializes `object` with `field` set to a value given as plain JSON text (`json`, e.g. what
+   * `JSON.stringify` made of a value {@link Codec.inspect} found plain), which is used as it is:
+   * the same text as {@link Codec.stringify} of the whole object, without encoding that value again.
+   * `object` must not hold `field` itself.
+   */
+  stringifyWithJson(object: Record<string, unknown>, field: string, json: string, label: ValueLabel): string {
+    const { json: data, meta } = this.serialize(object, label);
+    const head = JSON.stringify(data);
+    const member = `${JSON.stringify(field)}:${json}`;
+    const body = head === '{}' ? `{${member}}` : `${head.slice(0, -1)},${member}}`;
+    return meta === undefined ? `{"json":${body}}` : `{"json":${body},"meta":${JSON.stringify(meta)}}`;
+  }
+
+  /**
    * Serializes to superjson's `{ json, meta }` pair, for embedding into a larger JSON document.
    * @param label - when given, the value is checked first (see {@link Codec.assertSerializable}).
    */

@@ -54,7 +54,13 @@ export class RedisBackend implements ResultBackend {
       const last = latest.get(entry.record.id) === entry;
       if ((!last && entry.replyTo === undefined) || refused.has(entry.record.id)) continue;
       try {
-        encoded.push([entry, this.codec.stringify(entry.record, () => `the record of task ${entry.record.id}`)]);
+        const label = () => `the record of task ${entry.record.id}`;
+        const { record, resultJson } = entry;
+        const text =
+          resultJson === undefined
+            ? this.codec.stringify(record, label)
+            : this.codec.stringifyWithJson(record as unknown as Record<string, unknown>, 'result', resultJson, label);
+        encoded.push([entry, text]);
         if (last) checkTtl(entry);
       } catch (error) {
         refused.set(entry.record.id, error as Error);
@@ -91,7 +97,9 @@ export class RedisBackend implements ResultBackend {
     for (const entry of entries) {
       const { record } = entry;
       if (refused.has(record.id)) continue;
-      if (entry.replyTo !== this.settings.clientId && (this.waiters.has(record.id) || this.listeners.has(record.id))) this.deliver(record);
+      if (entry.replyTo !== this.settings.clientId && (this.waiters.has(record.id) || this.listeners.has(record.id))) {
+        this.deliver(entry.resultJson === undefined ? record : { ...record, result: JSON.parse(entry.resultJson) as unknown });
+      }
     }
     if (refused.size > 0) throw new RecordsRefusedError(refused);
   }

@@ -5,7 +5,7 @@
 import { SoftTimeLimitError, TimeLimitExceededError, type RetryOptions, type TaskContext } from '@celeriac/core';
 import { clearLongTimeout, runAsSoleTask, setLongTimeout, runWithTaskContext, RetryRequest, type LongTimeout } from '@celeriac/core/internal';
 import { monotonicMs } from './pool/child-clock';
-import type { TaskJob } from './task-job';
+import type { TaskRun } from './task-job';
 
 /** How one run ended. */
 export type ExecutionResult =
@@ -13,7 +13,7 @@ export type ExecutionResult =
   | { kind: 'failure'; error: unknown; timedOut: boolean };
 
 /** What one run needs. */
-export type ExecuteInput = TaskJob;
+export type ExecuteInput = TaskRun;
 
 /** Runs the task; never throws. */
 export function execute(input: ExecuteInput): Promise<ExecutionResult> {

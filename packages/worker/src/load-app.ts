@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CeleriacError, type CeleriacCore } from '@celeriac/core';
 import { maybeRuntimeOf } from '@celeriac/core/internal';
-import { CommonJsModule } from './pool/commonjs-module';
 
 /** An app a worker can run (the `celeriac` Celeriac class); `runtimeOf(app)` has what a worker uses. */
 export type LoadedApp = CeleriacCore;
@@ -20,11 +19,12 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
   if (!existsSync(path)) {
     throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ./dist/tasks.js.`);
   }
-  const requireHere = CommonJsModule.createRequire(resolve(cwd, 'package.json'));
-  if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) registerTypeScript(requireHere, path);
+  if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) registerTypeScript(cwd, path);
   let exported: unknown;
   try {
-    exported = requireHere(path);
+    // An absolute path: it loads the same from here as from the working directory.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    exported = require(path);
   } catch (error) {
     throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} failed to load: ${(error as Error).message}`, { cause: error });
   }
@@ -38,7 +38,10 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
   return app;
 }
 
-function registerTypeScript(requireHere: NodeRequire, path: string): void {
+function registerTypeScript(cwd: string, path: string): void {
+  // Loaded only for TypeScript: a child that loads compiled JavaScript never needs node:module.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const requireHere = (require('node:module') as typeof import('node:module')).createRequire(resolve(cwd, 'package.json'));
   let api: { register(): unknown };
   try {
     api = requireHere('tsx/cjs/api') as { register(): unknown };

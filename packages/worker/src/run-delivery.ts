@@ -7,7 +7,7 @@ import { continueFlow, logsAt, failFlow, type FlowContext, optionalMilliseconds,
 import { awaitDependencies } from './dependencies';
 import type { Logger } from './logger';
 import type { RunSignal } from './run-signal';
-import type { TaskJob, TaskOutcome } from './run-task';
+import { successValue, type TaskJob, type TaskOutcome } from './run-task';
 import type { TaskRunner } from './runner';
 import type { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
@@ -156,8 +156,11 @@ async function settle(
   switch (outcome.kind) {
     case 'success': {
       const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
-      const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore ? base : { ...base, result: outcome.value }));
-      await settleStep(run, delivery, message, entry, (context) => continueFlow(context, message, outcome.value));
+      const passed = !ignore && outcome.json !== undefined;
+      const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore || passed ? base : { ...base, result: outcome.value }));
+      // A pool child's JSON text goes to the backend as it is.
+      if (passed) entry.resultJson = outcome.json;
+      await settleStep(run, delivery, message, entry, (context) => continueFlow(context, message, successValue(outcome)));
       if (logsAt(logger, 'info')) logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;
     }

@@ -7,23 +7,30 @@ import { type Codec, type RemoteError } from '@celeriac/core';
 import { describeError } from '@celeriac/core/internal';
 import { execute } from './execute';
 import { decideRetry } from './retry-policy';
-import type { TaskJob } from './task-job';
+import type { TaskRun } from './task-job';
 
-export type { TaskJob } from './task-job';
+export type { TaskJob, TaskRun } from './task-job';
 
 /** How a run ended, as the worker settles it. */
 export type TaskOutcome =
-  | { kind: 'success'; value: unknown }
+  | { kind: 'success'; value: unknown; json?: undefined }
+  /** A pool child's plain result as JSON text: stored as it is, parsed only where the value is needed. */
+  | { kind: 'success'; json: string; value?: undefined }
   | { kind: 'retry'; delay: number; error: RemoteError }
   | { kind: 'failure'; error: RemoteError }
   /** The process running the task died, and the task's policy does not retry: redeliver it. */
   | { kind: 'lost'; error: RemoteError };
 
+/** The value of a successful run. */
+export function successValue(outcome: Extract<TaskOutcome, { kind: 'success' }>): unknown {
+  return outcome.json === undefined ? outcome.value : JSON.parse(outcome.json);
+}
+
 /** Reports a failure of a hook without changing the outcome. */
 export type HookErrorHandler = (hook: string, error: unknown) => void;
 
 /** Runs the task and its hooks; never throws. */
-export async function runTask(job: TaskJob, codec: Codec, onHookError: HookErrorHandler): Promise<TaskOutcome> {
+export async function runTask(job: TaskRun, codec: Codec, onHookError: HookErrorHandler): Promise<TaskOutcome> {
   const { message, definition } = job;
   const options = definition.options;
   const result = await execute(job);

@@ -9,7 +9,8 @@ export async function startOrExit(logger: Logger, app: { options: { broker: unkn
   try {
     await start();
   } catch (error) {
-    logger.fatal({ error: String(error) }, `The ${what} could not start: ${(error as Error).message}`);
+    const code = (error as { code?: unknown }).code;
+    logger.fatal({ error: String(error), ...(typeof code === 'string' ? { code } : {}) }, `The ${what} could not start: ${(error as Error).message}`);
     await app.close().catch(() => undefined);
     process.exit(1);
   } finally {

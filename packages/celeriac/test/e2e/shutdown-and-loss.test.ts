@@ -43,7 +43,7 @@ describe('celeriac worker: shutdown and lost workers', () => {
     await expect(Promise.all(waiting.map((result) => result.get({ timeout: 20_000 })))).resolves.toHaveLength(2);
   });
 
-  it.each(['prefork', 'fork'] as const)('--pool %s: on Ctrl-C (SIGINT to the worker and its children), finishes the running task and exits 0', async (pool) => {
+  it.each(['prefork', 'fork'] as const)('--pool %s: on Ctrl-C (SIGINT to the worker\'s process group), finishes the running task and exits 0', async (pool) => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', pool]);
     await worker.ready();

@@ -26,7 +26,11 @@ export class MemoryBackend implements ResultBackend {
 
   async store(entries: readonly StoreEntry[]): Promise<void> {
     const now = Date.now();
-    const texts = entries.map((entry) => this.codec.stringify(entry.record, () => `the record of task ${entry.record.id}`));
+    const texts = entries.map((entry) => {
+      const label = () => `the record of task ${entry.record.id}`;
+      if (entry.resultJson === undefined) return this.codec.stringify(entry.record, label);
+      return this.codec.stringifyWithJson(entry.record as unknown as Record<string, unknown>, 'result', entry.resultJson, label);
+    });
     entries.forEach((entry, index) => {
       this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });
     });

@@ -7,15 +7,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { TimeLimitExceededError, WorkerLostError, type Codec, type RemoteError } from '@celeriac/core';
-import { clearLongTimeout, setLongTimeout, toRemoteError, type LongTimeout, type Termination } from '@celeriac/core/internal';
+import { CeleriacError, TimeLimitExceededError, WorkerLostError, type CeleriacErrorCode, type Codec, type RemoteError } from '@celeriac/core';
+import { reviveRemoteError, setLongTimeout, toRemoteError, type Termination } from '@celeriac/core/internal';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
-import { CODE_CACHE_ENV } from './code-cache';
-import { codeCacheDir } from './code-cache-dir';
-import { guardedChildCommand } from './orphan-guard';
+import { watchChildGroup } from './orphan-guard';
+import { JobLedger, UNSTARTED, type SentJob, type SentOutcome } from './job-ledger';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
-import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage } from './protocol';
+import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
 /** Where a pool child starts: the compiled child entry next to this file. */
 const CHILD_ENTRY = join(__dirname, 'child-main.js');
@@ -47,29 +46,7 @@ export const RESPAWN_DELAY_MS = 1_000;
 /** How long a child sent SIGTERM by a revoke with terminate may take to exit before it gets SIGKILL (ms). */
 const KILL_ESCALATION_MS = 5_000;
 
-/** A job the child never began (it died first): the pool runs it elsewhere, at no cost to the task. */
-export const UNSTARTED = 'unstarted';
-
-interface Held {
-  jobId: string;
-  job: TaskJob;
-  resolve(outcome: TaskOutcome | typeof UNSTARTED): void;
-  /** The child said it began the job ('began'). */
-  started: boolean;
-  /** When the parent learned that the child began it (performance.now(), ms). */
-  beganAt: number;
-  /** Resolves once the child said whether it began the job: 'began', 'withdrawn' or 'done', or it died. */
-  decided: Promise<void>;
-  decide(): void;
-  /** A withdraw was sent: the child gives it back unless it already began. */
-  withdrawing: boolean;
-  timer: LongTimeout | undefined;
-  /** Kills the child if it still runs the job after a terminate's grace. */
-  terminator: LongTimeout | undefined;
-  killedFor: RemoteError | undefined;
-}
-
-let nextJob = 0;
+export { UNSTARTED } from './job-ledger';
 
 /** A pool child process. */
 export class ChildHandle {
@@ -78,7 +55,7 @@ export class ChildHandle {
   private readonly pipe: Socket;
   private stateValue: ChildState = 'starting';
   /** Jobs sent and not finished, in the order the child runs them. */
-  private readonly held = new Map<string, Held>();
+  private readonly ledger = new JobLedger();
   private outbox: ParentMessage[] = [];
   private readonly ready: Promise<void>;
   private readonly exited: Promise<void>;
@@ -89,15 +66,17 @@ export class ChildHandle {
   averageMs = 0;
 
   constructor(private readonly spec: ChildSpec) {
-    const { command, args, env: guardEnv } = guardedChildCommand(CHILD_ENTRY, spec.nodeFlags);
-    const env: NodeJS.ProcessEnv = { ...process.env, ...spec.env, ...guardEnv, CELERIAC_APP_MODULE: spec.appModule, [CODE_CACHE_ENV]: codeCacheDir() ?? '' };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...spec.env, CELERIAC_APP_MODULE: spec.appModule };
     // One thread of libuv's pool waits on the pipe for the child's whole life (parent-pipe.ts):
     // one more thread leaves the task as many as it would have had.
     env.UV_THREADPOOL_SIZE = String(threadPoolSize(env.UV_THREADPOOL_SIZE) + 1);
-    this.child = spawn(command, args, {
+    this.child = spawn(process.execPath, [...process.execArgv, ...(spec.nodeFlags ?? []), CHILD_ENTRY], {
       env,
       stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
+      // A process group of its own, which the worker's reaper kills if the worker dies (orphan-guard.ts).
+      detached: true,
     });
+    watchChildGroup(this.child);
     this.pipe = this.child.stdio[CHANNEL_FD] as Socket;
     // A child that died leaves a broken pipe: its exit is handled below, so the error is not news.
     this.pipe.on('error', () => undefined);
@@ -117,7 +96,7 @@ export class ChildHandle {
           this.stateValue = 'dead';
           this.pipe.end();
         } else if (message.type === 'start-failed') {
-          reject(new Error(`The pool child could not load the app: ${message.error.message}`));
+          reject(startFailure(message.error));
         } else {
           this.onMessage(message);
         }
@@ -156,7 +135,7 @@ export class ChildHandle {
 
   /** Jobs sent to the child and not finished (running or queued in it). */
   get load(): number {
-    return this.held.size;
+    return this.ledger.size;
   }
 
   /** Resolves once the child loaded the app; rejects if it could not. */
@@ -174,56 +153,30 @@ export class ChildHandle {
    * an outcome, and a job the child never began (it gave it back, or died first) resolves
    * {@link UNSTARTED}. Until the child says whether it began the job, `job.stop.inChild` is set.
    */
-  run(job: TaskJob, body: string, options: { last?: boolean } = {}): Promise<TaskOutcome | typeof UNSTARTED> {
+  run(job: TaskJob, body: string, options: { last?: boolean } = {}): Promise<SentOutcome> {
     if (this.stateValue === 'dead' || this.stateValue === 'starting') return Promise.resolve(UNSTARTED);
     // Revoked or handed back while it waited for a child: it must not start now.
     if (job.stop.aborted) return Promise.resolve(abortedBeforeStart(job.stop.reason));
     this.stateValue = 'busy';
-    const jobId = String(++nextJob);
-    let held!: Held;
-    let decide!: () => void;
-    const decided = new Promise<void>((resolve) => (decide = resolve));
-    const ended = new Promise<TaskOutcome | typeof UNSTARTED>((resolve) => {
-      let stopListening = (): void => undefined;
-      held = {
-        jobId,
-        job,
-        resolve: (outcome) => {
-          stopListening();
-          clearLongTimeout(held.terminator);
-          job.stop.inChild = false;
-          decide();
-          resolve(outcome);
-        },
-        started: false,
-        beganAt: 0,
-        decided,
-        decide,
-        withdrawing: false,
-        timer: undefined,
-        terminator: undefined,
-        killedFor: undefined,
-      };
-      this.held.set(jobId, held);
-      job.stop.inChild = true;
-      const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
-      if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
-      if (options.last) message.last = true;
-      this.send(message);
-      // After the run message, so that an abort always reaches the child after its job.
-      stopListening = job.stop.onAbort((reason) => {
-        if (job.stop.abandoned && held.started) return this.kill(toRemoteError(reason));
-        this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
-        if (job.stop.termination) this.terminateAfterGrace(held, job.stop.termination, reason);
-      });
+    const { entry, ended } = this.ledger.add(job);
+    const { jobId } = entry;
+    const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
+    if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
+    if (options.last) message.last = true;
+    this.send(message);
+    // After the run message, so that an abort always reaches the child after its job.
+    entry.onEnd = job.stop.onAbort((reason) => {
+      if (job.stop.abandoned && entry.began) return this.kill(toRemoteError(reason));
+      this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
+      if (job.stop.termination) this.terminateAfterGrace(entry, job.stop.termination, reason);
     });
     return ended;
   }
 
   /** How long the job the child runs now has been running (ms, `now` from performance.now()); 0 when it runs none. */
   runningFor(now: number): number {
-    const first = this.held.values().next().value as Held | undefined;
-    return first?.started ? now - first.beganAt : 0;
+    const first = this.ledger.first();
+    return first?.began ? now - first.beganAt : 0;
   }
 
   /**
@@ -231,8 +184,8 @@ export class ChildHandle {
    * performance.now()), so that another child runs them; the child returns those it has not begun.
    */
   withdrawQueued(afterMs: number, now: number): void {
-    const first = this.held.values().next().value as Held | undefined;
-    if (first?.started && now - first.beganAt >= afterMs) this.withdrawBeyond(1);
+    const first = this.ledger.first();
+    if (first?.began && now - first.beganAt >= afterMs) this.withdrawBeyond(1);
   }
 
   /**
@@ -240,29 +193,25 @@ export class ChildHandle {
    * gave it back or began it (or died). Only a job it gave back may run elsewhere.
    */
   takeBackQueued(): Promise<void> {
-    const waiting = [...this.held.values()].filter((held) => !held.started);
-    for (const held of waiting) this.withdraw(held);
-    return Promise.all(waiting.map((held) => held.decided)).then(() => undefined);
+    const waiting = this.ledger.notBegun();
+    for (const entry of waiting) this.withdraw(entry);
+    return Promise.all(waiting.map((entry) => entry.decided)).then(() => undefined);
   }
 
   /** Takes back the jobs held beyond the first `keep` (the running one counts); the child returns those it has not begun. */
   withdrawBeyond(keep: number): void {
-    let index = 0;
-    for (const held of this.held.values()) {
-      index += 1;
-      if (index > keep) this.withdraw(held);
-    }
+    for (const entry of this.ledger.beyond(keep)) this.withdraw(entry);
   }
 
-  private withdraw(held: Held): void {
-    if (held.withdrawing || held.started) return;
-    held.withdrawing = true;
-    this.send({ v: PROTOCOL_VERSION, type: 'withdraw', jobId: held.jobId });
+  private withdraw(entry: SentJob): void {
+    if (entry.withdrawing || entry.began) return;
+    entry.withdrawing = true;
+    this.send({ v: PROTOCOL_VERSION, type: 'withdraw', jobId: entry.jobId });
   }
 
   /** Kills the child now (SIGKILL); the job it runs ends with `reason` as its error. */
   kill(reason?: RemoteError): void {
-    const running = [...this.held.values()].find((held) => held.started);
+    const running = this.ledger.running();
     if (running && reason) running.killedFor = reason;
     this.child.kill('SIGKILL');
   }
@@ -272,10 +221,10 @@ export class ChildHandle {
    * (a task that ignores its signal, or never yields) is ended by killing its child, the only way
    * to take back its slot. A child that survives SIGTERM (the app handles it) gets SIGKILL later.
    */
-  private terminateAfterGrace(held: Held, { signal, graceMs }: Termination, reason: unknown): void {
-    held.terminator = setLongTimeout(() => {
-      if (this.held.get(held.jobId) !== held || !held.started) return;
-      held.killedFor = toRemoteError(reason);
+  private terminateAfterGrace(entry: SentJob, { signal, graceMs }: Termination, reason: unknown): void {
+    entry.terminator = setLongTimeout(() => {
+      if (!this.ledger.holds(entry) || !entry.began) return;
+      entry.killedFor = toRemoteError(reason);
       this.child.kill(signal);
       if (signal === 'SIGKILL') return;
       setTimeout(() => {
@@ -291,19 +240,16 @@ export class ChildHandle {
   }
 
   /** The child said it began the job: its hard limit counts from now. */
-  private begin(held: Held): void {
-    held.started = true;
-    held.beganAt = performance.now();
-    held.job.stop.started = true;
-    held.job.stop.inChild = false;
-    held.decide();
+  private begin(entry: SentJob): void {
+    this.ledger.markBegan(entry);
+    const { job } = entry;
     // Handed back to the queue while the child began it (a shutdown whose wait ran out): it must not
     // run here as well.
-    if (held.job.stop.abandoned) return this.kill(toRemoteError(held.job.stop.reason));
-    held.job.onStart();
-    if (held.job.timeLimit !== undefined) {
-      const limit = held.job.timeLimit;
-      held.timer = setLongTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
+    if (job.stop.abandoned) return this.kill(toRemoteError(job.stop.reason));
+    job.onStart();
+    if (job.timeLimit !== undefined) {
+      const limit = job.timeLimit;
+      entry.timer = setLongTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
     }
   }
 
@@ -324,63 +270,71 @@ export class ChildHandle {
 
   private onMessage(message: ChildMessage): void {
     if (message.type === 'ready' || message.type === 'start-failed' || message.type === 'exiting') return;
-    const held = this.held.get(message.jobId);
-    if (!held) return;
+    const entry = this.ledger.get(message.jobId);
+    if (!entry) return;
     switch (message.type) {
       case 'began':
-        this.begin(held);
+        this.begin(entry);
         return;
       case 'withdrawn':
-        this.held.delete(message.jobId);
-        if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
-        held.resolve(UNSTARTED);
+        this.end(entry, UNSTARTED);
         return;
       case 'report':
-        void held.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
+        void entry.job.report(message.state, this.spec.codec.parse(message.meta)).catch(() => undefined);
         return;
       case 'hook-error':
         this.spec.onHookError?.(message.hook, message.error);
         return;
       case 'done': {
-        clearLongTimeout(held.timer);
-        this.held.delete(message.jobId);
         // Without a 'began', it was aborted while it waited in the child: it never ran.
-        if (held.started) {
+        if (entry.began) {
           this.tasksRun += 1;
           // Timed in the child: a burst of dones read at once would make the parent's own clock
           // charge the whole burst to its first job and nothing to the rest.
           this.averageMs += (message.ms - this.averageMs) / 8;
         }
         this.rss = message.rss;
-        if (this.stateValue === 'busy' && this.held.size === 0) this.stateValue = 'idle';
         const outcome = message.outcome;
-        held.resolve(outcome.kind === 'success' ? { kind: 'success', value: this.spec.codec.parse(outcome.value) } : outcome);
+        this.end(entry, outcome.kind === 'success' ? this.successOf(outcome) : outcome);
         return;
       }
     }
   }
 
+  /** A success as the worker settles it: plain JSON passes through as it is, other values are decoded. */
+  private successOf(outcome: Extract<WireOutcome, { kind: 'success' }>): TaskOutcome {
+    return 'json' in outcome ? { kind: 'success', json: outcome.json } : { kind: 'success', value: this.spec.codec.parse(outcome.value) };
+  }
+
+  /** A job left the ledger: a child with none left is idle. */
+  private end(entry: SentJob, outcome: SentOutcome): void {
+    this.ledger.end(entry, outcome);
+    if (this.stateValue === 'busy' && this.ledger.size === 0) this.stateValue = 'idle';
+  }
+
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.stateValue = 'dead';
-    for (const held of this.held.values()) {
-      clearLongTimeout(held.timer);
-      if (!held.started) {
-        held.resolve(UNSTARTED);
-        continue;
-      }
-      const { job } = held;
+    this.ledger.endAll((entry) => {
+      if (!entry.began) return UNSTARTED;
+      const { job, killedFor } = entry;
       const error =
-        held.killedFor?.name === 'TimeLimitExceededError'
+        killedFor?.name === 'TimeLimitExceededError'
           ? new TimeLimitExceededError(job.timeLimit ?? 0)
           : new WorkerLostError(
-              held.killedFor
-                ? `The pool child running ${job.message.task}[${job.message.id}] was stopped: ${held.killedFor.message}`
+              killedFor
+                ? `The pool child running ${job.message.task}[${job.message.id}] was stopped: ${killedFor.message}`
                 : `The pool child running ${job.message.task}[${job.message.id}] died (exit code ${code}, signal ${signal}).`,
             );
-      held.resolve(outcomeOfDeath(job, error));
-    }
-    this.held.clear();
+      return outcomeOfDeath(job, error);
+    });
   }
+}
+
+/** Why a child could not load the app, with the child's error code kept (CELERIAC_APP_MODULE, ...). */
+function startFailure(remote: RemoteError): Error {
+  const message = `The pool child could not load the app: ${remote.message}`;
+  if (remote.code?.startsWith('CELERIAC_')) return new CeleriacError(remote.code as CeleriacErrorCode, message);
+  return reviveRemoteError({ ...remote, message });
 }
 
 /** A killed or crashed run: retried per the task's policy; otherwise a lost run is redelivered. */

@@ -6,7 +6,7 @@
  *
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
-import { type TaskState } from '@celeriac/core';
+import { UnknownTaskError, type Codec, type TaskState } from '@celeriac/core';
 import { runtimeOf, toRemoteError, type AppRuntime } from '@celeriac/core/internal';
 import { loadAppModule } from '../load-app';
 import { afterNextPoll } from '../next-turn';
@@ -14,7 +14,7 @@ import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
 import { monotonicMs } from './child-clock';
 import { listenToParent, sendToParent } from './parent-pipe';
-import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, WATCHDOG_ENV, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
 
 /** Jobs received, not finished; the first one runs (or is next, while the event loop turns). */
 const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
@@ -76,7 +76,8 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
   try {
     const task = app.decode(message.body);
     const definition = app.registry.get(task.task);
-    if (!definition) throw new Error(`The pool child has no task named ${task.task}; it loaded another version of the app module.`);
+    // The worker has it, or it would not have sent it: this child loaded another version of the app module.
+    if (!definition) throw new UnknownTaskError(task.task);
     const result: TaskOutcome = await runTask(
       {
         message: task,
@@ -86,10 +87,6 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
         stop,
         soleInProcess: message.last === true,
         softTimeLimit: message.softTimeLimit,
-        // The hard limit belongs to the parent: it kills this process.
-        timeLimit: undefined,
-        // The parent learns that this job starts from the 'began' sent before it.
-        onStart: () => undefined,
         // Metadata that does not encode throws in the task's call, as in the inline pool, rather
         // than rejecting a promise the task may not await.
         report: (state: TaskState, meta: unknown) => {
@@ -100,7 +97,7 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
       app.codec,
       (hook, error) => send({ v: PROTOCOL_VERSION, type: 'hook-error', jobId: message.jobId, hook, error: toRemoteError(error) }),
     );
-    outcome = result.kind === 'success' ? { kind: 'success', value: app.codec.stringify(result.value, () => `the result of ${task.task}`) } : (result as WireOutcome);
+    outcome = result.kind === 'success' ? encodeResult(app.codec, result.value, task.task) : (result as WireOutcome);
   } catch (error) {
     outcome = { kind: 'failure', error: toRemoteError(error) };
   } finally {
@@ -108,6 +105,20 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
   }
   // After its last job a child only waits for the parent to close the pipe: its memory is no news.
   return { v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: monotonicMs() - began };
+}
+
+/**
+ * A result for the pipe: a plain value as its JSON text, which the worker hands to the backend as
+ * it is (it never parses it unless a workflow needs the value); any other through the app's codec.
+ */
+function encodeResult(codec: Codec, value: unknown, task: string): WireOutcome {
+  const label = () => `the result of ${task}`;
+  if (codec.inspect(value, label) === 'plain') {
+    const json = JSON.stringify(value);
+    // undefined has no JSON text of its own.
+    if (json !== undefined) return { kind: 'success', json };
+  }
+  return { kind: 'success', value: codec.stringify(value, label) };
 }
 
 /** How old a memory reading may be when a task ends and another waits behind it (ms). */
@@ -130,25 +141,6 @@ function residentMemory(): number {
   return memoryBytes;
 }
 
-/**
- * A thread that kills this process once its parent is gone, even while the main thread is busy.
- * Only where the worker's reaper cannot do it (see orphan-guard.ts).
- */
-function watchForOrphaning(): void {
-  if (process.env[WATCHDOG_ENV] !== '1') return;
-  // Loaded only here: most children never need node:worker_threads.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Worker: Thread } = require('node:worker_threads') as typeof import('node:worker_threads');
-  // The parent's pid is read here, not in the thread: the thread starts later, maybe after the
-  // parent died, and would then take the process that adopted us for our parent.
-  const watchdog = new Thread(
-    `const { workerData: parent } = require('node:worker_threads');
-     setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 1000);`,
-    { eval: true, workerData: process.ppid },
-  );
-  watchdog.unref();
-}
-
 function main(): void {
   const specifier = process.env.CELERIAC_APP_MODULE;
   let app: AppRuntime;
@@ -162,7 +154,7 @@ function main(): void {
   }
   // The parent owns this process: when it closes the pipe (or dies), we go, even in the middle of a
   // task (a retired child has none). A closed pipe goes unnoticed while a task spins without
-  // yielding, so the worker's reaper or a watchdog thread also kills an orphan.
+  // yielding, so the worker's reaper also kills an orphan's process group (orphan-guard.ts).
   listenToParent(
     (packets) => {
       for (const packet of packets) {
@@ -174,10 +166,8 @@ function main(): void {
     },
     () => process.exit(0),
   );
-  watchForOrphaning();
-  // Ctrl-C in a terminal sends SIGINT to the whole process group, children included. The worker
-  // drains on it, letting running tasks finish; a child that died of it would lose its task.
-  process.on('SIGINT', () => undefined);
+  // A terminal's Ctrl-C does not reach this process: it leads a process group of its own
+  // (child-handle.ts), and the worker decides when its children stop.
   send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
 }
 

@@ -1,11 +1,13 @@
 /**
- * The entry point of a pool child. It turns on the code cache first, so that Celeriac's bundles the
- * child then loads (child-loop.js, @celeriac/core, celeriac) come from it; the app's own modules load
- * as Node loads them. This file is compiled in every child, so it holds nothing else.
+ * The entry point of a pool child. Where Node has its own compile cache (`module.enableCompileCache`,
+ * Node 22.1 and later), it turns it on first, so that the modules the child then loads (Celeriac's
+ * and the app's) are read back compiled instead of compiled again in every child. Older Node has no
+ * such cache and the child loads as Node loads. This file is compiled in every child, so it holds
+ * nothing else.
  */
-import { CODE_CACHE_ENV, useCodeCache } from './code-cache';
+import { enableCompileCacheIfAvailable } from './compile-cache';
 
-useCodeCache(process.env[CODE_CACHE_ENV]);
+enableCompileCacheIfAvailable(process.versions.node);
 // Required, not imported: an import would be hoisted above the line before.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 require('./child-loop');

@@ -6,10 +6,7 @@
 import type { RemoteError } from '@celeriac/core';
 
 /** Bumped on any incompatible change; both sides refuse other versions. */
-export const PROTOCOL_VERSION = 8;
-
-/** Set to '1' in a child's environment when it must guard itself against orphaning (orphan-guard.ts). */
-export const WATCHDOG_ENV = 'CELERIAC_ORPHAN_WATCHDOG';
+export const PROTOCOL_VERSION = 9;
 
 /** Parent → child. */
 export type ParentMessage =
@@ -37,6 +34,9 @@ export type ParentMessage =
 
 /** How a run ended, with the value encoded by the app's codec. */
 export type WireOutcome =
+  /** A plain value (no types to restore) as JSON text, which the worker stores as it is. */
+  | { kind: 'success'; json: string }
+  /** Any other value, encoded by the app's codec. */
   | { kind: 'success'; value: string }
   | { kind: 'retry'; delay: number; error: RemoteError }
   | { kind: 'failure'; error: RemoteError };

@@ -40,3 +40,14 @@ export function childrenOf(parent: number): Array<{ pid: number; command: string
   }
   return found;
 }
+
+/** The process group of `pid` (from /proc), or undefined once it is gone. */
+export function processGroupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (command) state ppid pgrp ...
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisFixture } from '../../../../redis/test/support/redis-app';
-import { childrenOf } from './procs';
+import { childrenOf, processGroupOf } from './procs';
 
 const ROOT = resolve(__dirname, '../../../../..');
 const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
@@ -83,11 +83,13 @@ export class WorkerProcess {
   }
 
   /**
-   * Sends `signal` to the worker's children, then to the worker: what a terminal's Ctrl-C does to
-   * the process group (the e2e workers have a group of their own only with the test runner).
+   * Sends `signal` to the worker's children in its process group, then to the worker: what a
+   * terminal's Ctrl-C does to the group (the e2e workers share a group with the test runner). Pool
+   * children lead groups of their own, so it does not reach them.
    */
   signalGroup(signal: NodeJS.Signals): void {
-    for (const { pid } of this.children()) process.kill(pid, signal);
+    const group = processGroupOf(this.child.pid as number);
+    for (const { pid } of this.children()) if (processGroupOf(pid) === group) process.kill(pid, signal);
     this.child.kill(signal);
   }
 

@@ -18,6 +18,17 @@ export function recordCases(open: OpenBackend): void {
     expect(await backend.get('bad')).toEqual(failure);
   });
 
+  it('stores a result given as JSON text (resultJson) as it is: read back, waited for and in a batch, it is the value', async () => {
+    const { backend } = await open();
+    const result = { sum: 3, parts: [1, 2], label: 'a "quoted" \u00e9 text' };
+    const waiting = backend.waitFor('json');
+    const record = taskRecord('json', 'SUCCESS', { retries: 1, meta: { at: new Date(5) } });
+    await backend.store([entry(taskRecord('json', 'STARTED')), { ...entry(record), resultJson: JSON.stringify(result) }]);
+    expect(await backend.get('json')).toEqual({ ...record, result });
+    expect(await waiting).toEqual({ ...record, result });
+    expect(((await backend.get('json'))?.meta as { at: Date }).at).toBeInstanceOf(Date);
+  });
+
   it('get returns undefined for an id never stored; getMany answers in the order of the ids', async () => {
     const { backend } = await open();
     expect(await backend.get('never')).toBeUndefined();

@@ -1,0 +1,53 @@
+/**
+ * `corked` corks ioredis's socket (`stream`, not part of ioredis's public API) so a batch of commands
+ * leaves in one write; where that field is missing or cannot cork, the commands go out uncorked.
+ */
+import { RedisConnection } from '@celeriac/redis';
+import { corkableStream, corked } from '../src/connection';
+import type { Redis } from 'ioredis';
+import { deleteKeysUnder, freshPrefix, REDIS_URL } from './support/redis-app';
+
+describe('corked', () => {
+  const prefix = freshPrefix('corked');
+  let connection: RedisConnection;
+  let client: Redis;
+
+  beforeAll(async () => {
+    connection = new RedisConnection(REDIS_URL).retain();
+    client = connection.client;
+    await client.ping();
+  });
+
+  afterAll(async () => {
+    await deleteKeysUnder(client, prefix);
+    await connection.release();
+  });
+
+  /** The client as `corked` sees it, with its private `stream` replaced (the commands still go through `client`). */
+  const withStream = (stream: unknown): Redis => Object.assign(Object.create(client) as Redis, { stream });
+
+  const sendPair = (key: string) => [client.set(key, 'v'), client.get(key)] as const;
+
+  it('corks the socket while the commands are issued, and they all answer', async () => {
+    const stream = corkableStream(client);
+    expect(stream).toBeDefined();
+    const cork = jest.spyOn(stream!, 'cork');
+    const uncork = jest.spyOn(stream!, 'uncork');
+    const [set, get] = corked(client, () => sendPair(`${prefix}:a`));
+    expect(cork).toHaveBeenCalledTimes(1);
+    expect(uncork).toHaveBeenCalledTimes(1);
+    await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
+    cork.mockRestore();
+    uncork.mockRestore();
+  });
+
+  it.each([
+    ['no `stream` field', undefined],
+    ['a `stream` that cannot cork', { writable: true }],
+  ])('with %s, sends the commands uncorked', async (_case, stream) => {
+    const disguised = withStream(stream);
+    expect(corkableStream(disguised)).toBeUndefined();
+    const [set, get] = corked(disguised, () => sendPair(`${prefix}:b`));
+    await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
+  });
+});
