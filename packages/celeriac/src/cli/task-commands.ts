@@ -76,6 +76,7 @@ async function printOutcome(app: LoadedApp, id: string, flags: ResultFlags): Pro
   const handle = app.result(id);
   if (flags.wait) await handle.get({ timeout: flags.timeout, propagate: false });
   const record: TaskRecord = (await handle.record()) ?? { id, state: 'PENDING', date: 0 };
+  if (record.state === 'FAILURE' || record.state === 'REVOKED') process.exitCode = 1;
   if (flags.json) return console.log(JSON.stringify(record, null, 2));
   const line = [`${id}  ${record.state}`];
   if (record.task) line.push(`task: ${record.task}`);
@@ -83,5 +84,4 @@ async function printOutcome(app: LoadedApp, id: string, flags: ResultFlags): Pro
   if (record.error) line.push(`error: ${record.error.name}: ${record.error.message}`);
   if (record.state === 'REVOKED' && record.meta !== undefined) line.push(`reason: ${JSON.stringify(record.meta)}`);
   console.log(line.join('\n'));
-  if (record.state === 'FAILURE' || record.state === 'REVOKED') process.exitCode = 1;
 }
