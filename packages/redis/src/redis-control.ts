@@ -62,18 +62,18 @@ export class RedisControl implements ControlTransport {
 
   async pauseQueue(queue: string): Promise<void> {
     const { client } = this.connection;
-    await client.multi().sadd(this.keys.queues, queue).hset(this.keys.queue(queue).meta, 'paused', '1').exec();
+    await this.wrap(`pause queue ${queue}`, () => client.multi().sadd(this.keys.queues, queue).hset(this.keys.queue(queue).meta, 'paused', '1').exec());
   }
 
   async resumeQueue(queue: string): Promise<void> {
-    await runScript(this.connection.client, 'resume', queueKeyList(this.keys.queue(queue)), []);
+    await this.wrap(`resume queue ${queue}`, () => runScript(this.connection.client, 'resume', queueKeyList(this.keys.queue(queue)), []));
   }
 
   async pausedQueues(queues: readonly string[]): Promise<string[]> {
     if (queues.length === 0) return [];
     const pipeline = this.connection.client.pipeline();
     for (const queue of queues) pipeline.hexists(this.keys.queue(queue).meta, 'paused');
-    const results = (await pipeline.exec()) ?? [];
+    const results = (await this.wrap('read which queues are paused', () => pipeline.exec())) ?? [];
     return queues.filter((_, index) => {
       const [error, value] = results[index] ?? [];
       if (error) throw error;
@@ -81,8 +81,17 @@ export class RedisControl implements ControlTransport {
     });
   }
 
-  async listQueues(): Promise<string[]> {
-    return this.connection.client.smembers(this.keys.queues);
+  listQueues(): Promise<string[]> {
+    return this.wrap('list the queues', () => this.connection.client.smembers(this.keys.queues));
+  }
+
+  /** Runs a Redis call, turning a lost connection into BrokerUnavailableError. */
+  private async wrap<T>(action: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw unavailable(error, action, this.connection);
+    }
   }
 }
 

@@ -20,7 +20,9 @@ export function statusCommand(): Command {
     .description('Show the live workers (hostname, pid, pool, concurrency, queues, uptime, tasks done, last heartbeat) and every queue\'s counts.')
     .action((flags: OpsFlags) =>
       withOpsApp(flags, 'status', async (app) => {
-        const [replies, beats, queues] = await Promise.all([app.control.inspect('stats', { timeout: flags.timeout }), app.broker.listWorkers?.() ?? [], app.queues.list()]);
+        // The queues first: an unreachable broker fails there with a clear error, before the wait for workers.
+        const queues = await app.queues.list();
+        const [replies, beats] = await Promise.all([app.control.inspect('stats', { timeout: flags.timeout }), app.broker.listWorkers?.() ?? []]);
         const lastBeat = new Map(beats.map((beat) => [beat.hostname, beat.heartbeat]));
         const now = Date.now();
         const workers = replies

@@ -137,5 +137,7 @@ describe('operations: inspect, control, queue, call', () => {
     const down = await runCli(['control', 'ping', '-A', FIXTURE_APP], e2e().fixture.prefix, { REDIS_URL: 'redis://127.0.0.1:1/0' });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/unreachable.*CELERIAC_BROKER_UNAVAILABLE/s);
+    const status = await runCli(['status', '-A', FIXTURE_APP], e2e().fixture.prefix, { REDIS_URL: 'redis://127.0.0.1:1/0' });
+    expect(status).toMatchObject({ code: 1, stderr: expect.stringMatching(/Could not list the queues: Redis at redis:\/\/127\.0\.0\.1:1\/0 is unreachable/) });
   });
 });
