@@ -75,6 +75,8 @@ export class Worker implements Closeable {
   private markStopped!: () => void;
   /** Ends the fetch loop's current wait early (a control command changed queues or slots). */
   private waitAbort: AbortController | undefined;
+  /** Raised by each control change, so a wait begun after it was read goes round again instead. */
+  private changes = 0;
 
   /** Jobs handed to the runner at once: the concurrency, or more when pool children queue one ahead. */
   private get slots(): number {
@@ -191,6 +193,7 @@ export class Worker implements Closeable {
     let drained = false;
     while (!signal.aborted) {
       const queues = this.queues;
+      const changes = this.changes;
       // Reserve ahead (up to `prefetch` waiting here) so the next batch is on hand when slots free up.
       const room = this.slots + prefetch - this.executing.size - this.prefetched.length;
       if (room <= 0) {
@@ -205,12 +208,22 @@ export class Worker implements Closeable {
         if (deliveries.length === 0) {
           // Let tasks that end in this tick settle first: their writes are on a caller's critical path.
           await nextTurn();
-          this.waitAbort = new AbortController();
-          const wait = AbortSignal.any([signal, this.waitAbort.signal]);
-          if (queues.length === 0) await new Promise((resolve) => wait.addEventListener('abort', resolve, { once: true }));
-          else if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, wait);
-          else await broker.waitForWork(queues, wait);
-          this.waitAbort = undefined;
+          // Ends on stop, or early when a control command changed the queues or slots.
+          const waitAbort = new AbortController();
+          const stop = () => waitAbort.abort();
+          signal.addEventListener('abort', stop, { once: true });
+          if (signal.aborted) stop();
+          this.waitAbort = waitAbort;
+          const wait = waitAbort.signal;
+          try {
+            if (changes !== this.changes) deliveries = [];
+            else if (queues.length === 0) { if (!wait.aborted) await new Promise((resolve) => wait.addEventListener('abort', resolve, { once: true })); }
+            else if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, wait);
+            else await broker.waitForWork(queues, wait);
+          } finally {
+            signal.removeEventListener('abort', stop);
+            this.waitAbort = undefined;
+          }
         }
         // Skip asking next time only after a short but non-empty batch: an empty wake-up (a due
         // time passed, a spurious wake) must be followed by a real reservation, or it could spin.
@@ -339,6 +352,7 @@ export class Worker implements Closeable {
 
   /** Ends the fetch loop's current wait, so it picks up changed queues or slots. */
   private wakeLoop(): void {
+    this.changes += 1;
     const wake = this.slotFreed;
     this.slotFreed = undefined;
     wake?.();
