@@ -217,7 +217,7 @@ export class Worker implements Closeable {
           const wait = waitAbort.signal;
           try {
             if (changes !== this.changes) deliveries = [];
-            else if (queues.length === 0) { if (!wait.aborted) await new Promise((resolve) => wait.addEventListener('abort', resolve, { once: true })); }
+            else if (queues.length === 0) await aborted(wait);
             else if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, wait);
             else await broker.waitForWork(queues, wait);
           } finally {
@@ -431,6 +431,12 @@ async function waitAll(promises: Array<Promise<void>>, ms: number, forced: Abort
   } finally {
     clearLongTimeout(timer);
   }
+}
+
+/** Resolves once `signal` has aborted (at once when it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
