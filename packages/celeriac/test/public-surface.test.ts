@@ -58,6 +58,8 @@ type CoreMembers =
   | 'clientId'
   | 'broker'
   | 'backend'
+  | 'control'
+  | 'queues'
   | 'task'
   | 'register'
   | 'sendTask'

@@ -9,6 +9,8 @@ import type { BackendSettings, ResultBackend } from './backend';
 import type { Broker, BrokerSettings } from './broker';
 import type { GroupResult } from './canvas/group-result';
 import type { Codec, CustomSerializer, JsonValue } from './codec';
+import { Control } from './control/control-api';
+import { Queues } from './control/queues-api';
 import type { MethodKeys, RegisteredTasks } from './decorator';
 import type { ErrorClass } from './error-types';
 import { CeleriacError } from './errors';
@@ -25,6 +27,8 @@ import { createTaskHandle, type TaskFunction, type TaskHandle } from './task';
 /** The Celeriac app without transports beyond `memory://`; use `Celeriac` from the `celeriac` package. */
 export class CeleriacCore {
   readonly #runtime: AppRuntime;
+  #control: Control | undefined;
+  #queues: Queues | undefined;
 
   constructor(options: CeleriacOptions = {}) {
     this.#runtime = new AppRuntime(resolveAppOptions(options), {
@@ -53,6 +57,18 @@ export class CeleriacCore {
   /** The result backend, connected on first use: records and change notices (see docs/results.md). */
   get backend(): ResultBackend {
     return this.#runtime.backend;
+  }
+
+  /** Asks live workers what they hold and steers them: `inspect`, `ping`, `shutdown`, pool and consumer changes. */
+  get control(): Control {
+    this.#control ??= new Control(() => this.#runtime.broker);
+    return this.#control;
+  }
+
+  /** The app's queues: counts, pause, resume, purge. */
+  get queues(): Queues {
+    this.#queues ??= new Queues(() => this.#runtime.broker, (queue) => this.purge(queue));
+    return this.#queues;
   }
 
   /**

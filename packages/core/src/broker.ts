@@ -10,6 +10,7 @@
  *                                             └ lease lapsed ─────┤
  *                                               (deliveries++)    └── deadLetter ──► dead
  */
+import type { ControlTransport } from './control/control-types';
 import type { Envelope } from './message';
 
 /** What happened to one published envelope. */
@@ -86,7 +87,7 @@ export interface BrokerSettings {
  * Moves messages between the places of the diagram above. Implementations: the memory broker
  * (`memory://`, one process) and the Redis broker. `@celeriac/core/testing` holds a conformance suite.
  */
-export interface Broker {
+export interface Broker extends Partial<ControlTransport> {
   /** Stores envelopes (ready or delayed by `eta`), in order; idempotent ones are skipped when their id is still waiting or running. */
   publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]>;
   /**

@@ -26,6 +26,9 @@ export type {
   WorkerInfo,
 } from './broker';
 export type { ErrorClass } from './error-types';
+export type { Control, ControlOptions, HeldTask, InspectWhat } from './control/control-api';
+export type { Queues, QueueInfo } from './control/queues-api';
+export type { BroadcastOptions, ControlCommand, ControlHandler, ControlReply, ControlRequest, ControlTransport } from './control/control-types';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
 export { currentTask, maybeCurrentTask, type RetryOptions, type TaskContext } from './context';
 export { task, type MethodKeys, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';

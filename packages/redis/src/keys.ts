@@ -6,7 +6,8 @@
  *   delayed    ZSET  id -> due time (epoch ms)                     countdown, eta, retry backoff
  *   active     ZSET  id -> lease deadline (epoch ms)               reserved by a worker
  *   messages   HASH  id -> encoded message                         for every waiting, delayed or active id
- *   meta       HASH  priority:<id> -> n (only when n > 0), lost:<id> -> leases lapsed so far
+ *   meta       HASH  priority:<id> -> n (only when n > 0), lost:<id> -> leases lapsed so far,
+ *                    paused -> 1 while the queue is paused (reserve leases nothing)
  *   seq        STRING                                              the FIFO sequence counter
  *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
  *   dead       ZSET  id -> time dead-lettered
@@ -29,7 +30,9 @@
  *
  * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
  * (ids of finished tasks, for waiters in other processes), `<prefix>:revoke` (revocations),
- * `<prefix>:beat:changes` (names of runtime entries added, changed or removed).
+ * `<prefix>:beat:changes` (names of runtime entries added, changed or removed), `<prefix>:control`
+ * (control requests to workers; each reply is pushed to the LIST `<prefix>:control:reply:<request id>`,
+ * which the requester pops with BLPOP and which expires on its own).
  */
 
 /** The keys of one queue, in the order the scripts take them. */
@@ -123,6 +126,16 @@ export class KeySpace {
   /** Where ids of finished tasks are announced to everyone. */
   get doneChannel(): string {
     return `${this.prefix}:done`;
+  }
+
+  /** Where control requests to workers are broadcast. */
+  get controlChannel(): string {
+    return `${this.prefix}:control`;
+  }
+
+  /** The list the replies to control request `id` are pushed to. */
+  controlReplies(id: string): string {
+    return `${this.prefix}:control:reply:${id}`;
   }
 
   /** Where revocations are announced. */

@@ -5,6 +5,7 @@
  * Every multi-key step is one Lua script (see `scripts/`).
  */
 import {
+  type BroadcastOptions,
   type Broker,
   type BrokerSettings,
   type DeadLetter,
@@ -16,9 +17,13 @@ import {
   type RecoveryReport,
   type Revocation,
   type WorkerInfo,
+  type ControlHandler,
+  type ControlReply,
+  type ControlRequest,
 } from '@celeriac/core';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
+import { RedisControl } from './redis-control';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -34,6 +39,7 @@ export class RedisBroker implements Broker {
   private readonly keys: KeySpace;
   private readonly knownQueues = new Set<string>();
   private closed = false;
+  private readonly control: RedisControl;
   /** The earliest delayed due time seen by the last reserve that found nothing, to size the next wait. */
   private idleHint: { queues: string; nextDue: number | undefined } | undefined;
 
@@ -42,6 +48,7 @@ export class RedisBroker implements Broker {
     private readonly settings: BrokerSettings,
   ) {
     this.keys = new KeySpace(settings.prefix);
+    this.control = new RedisControl(connection, this.keys);
     connection.retain();
   }
 
@@ -324,6 +331,30 @@ export class RedisBroker implements Broker {
     const removed: PurgedMessage[] = [];
     for (let index = 0; index < reply.length; index += 2) removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
     return removed;
+  }
+
+  broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
+    return this.control.broadcast(request, options);
+  }
+
+  onControl(handler: ControlHandler): Promise<() => Promise<void>> {
+    return this.control.onControl(handler);
+  }
+
+  pauseQueue(queue: string): Promise<void> {
+    return this.control.pauseQueue(queue);
+  }
+
+  resumeQueue(queue: string): Promise<void> {
+    return this.control.resumeQueue(queue);
+  }
+
+  pausedQueues(queues: readonly string[]): Promise<string[]> {
+    return this.control.pausedQueues(queues);
+  }
+
+  listQueues(): Promise<string[]> {
+    return this.control.listQueues();
   }
 
   async close(): Promise<void> {

@@ -20,6 +20,7 @@ export type ScriptName =
   | 'revoke'
   | 'revokeNote'
   | 'purge'
+  | 'resume'
   | 'requeueDead'
   | 'discardDead'
   | 'groupDone'

@@ -21,6 +21,8 @@ export interface TaskRunner {
    * later (so it never both runs and goes back to the queue).
    */
   takeBackQueued?(timeoutMs: number): Promise<void>;
+  /** Changes how many jobs run at once (a prefork pool starts or retires children); absent: nothing to change. */
+  resize?(size: number): Promise<void>;
   /** Stops; with `force`, kills what still runs. */
   close(options?: { force?: boolean }): Promise<void>;
 }

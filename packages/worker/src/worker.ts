@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, type Broker, type CeleriacCore, type Delivery, type Revocation } from '@celeriac/core';
+import { CeleriacError, type Broker, type CeleriacCore, type Delivery, type HeldTask, type Revocation } from '@celeriac/core';
 import { clearLongTimeout, runtimeOf, setLongTimeout, terminationOf, toRemoteError, type Closeable, type LongTimeout } from '@celeriac/core/internal';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
@@ -21,6 +21,7 @@ import type { TaskRunner } from './runner';
 import { failDeadLettered, handBackRunning, runDelivery, type RunContext } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
+import { argsPreview, WorkerControl } from './worker-control';
 
 /** How long a shutdown waits for pool children to say which queued jobs they had not begun. */
 const TAKE_BACK_MS = 1_000;
@@ -34,6 +35,8 @@ interface Running {
   done: Promise<void>;
   /** Set once it was handed back to the queue (at shutdown). */
   handedBack?: true;
+  /** Epoch ms when a slot began running it. */
+  started?: number;
 }
 
 /** Runs tasks from a broker inside this process. */
@@ -63,10 +66,21 @@ export class Worker implements Closeable {
   private broker!: Broker;
   private runner!: TaskRunner;
   private heartbeat: Heartbeat | undefined;
+  private control: WorkerControl | undefined;
+  /** The queues consumed now (control add-consumer/cancel-consumer change them). */
+  private queues: string[] = [];
+  /** Tasks run at once now (control pool-grow/pool-shrink change it). */
+  private concurrency = 1;
+  private readonly stoppedPromise: Promise<void>;
+  private markStopped!: () => void;
+  /** Ends the fetch loop's current wait early (a control command changed queues or slots). */
+  private waitAbort: AbortController | undefined;
+  /** Raised by each control change, so a wait begun after it was read goes round again instead. */
+  private changes = 0;
 
   /** Jobs handed to the runner at once: the concurrency, or more when pool children queue one ahead. */
   private get slots(): number {
-    return Math.max(this.options.concurrency, this.runner?.capacity ?? 0);
+    return Math.max(this.concurrency, this.runner?.capacity ?? 0);
   }
 
   private readonly app: WorkerApp;
@@ -75,6 +89,14 @@ export class Worker implements Closeable {
   constructor(app: CeleriacCore, options: WorkerOptions = {}) {
     this.app = runtimeOf(app);
     this.options = resolveWorkerOptions(options, this.app.options.defaultQueue);
+    this.queues = [...this.options.queues];
+    this.concurrency = this.options.concurrency;
+    this.stoppedPromise = new Promise((resolve) => (this.markStopped = resolve));
+  }
+
+  /** Resolves once the worker has stopped, whoever stopped it (`close()`, or a control `shutdown`). */
+  get stopped(): Promise<void> {
+    return this.stoppedPromise;
   }
 
   /** The current lifecycle state. */
@@ -131,9 +153,9 @@ export class Worker implements Closeable {
       () => ({
         hostname: this.options.hostname,
         pid: process.pid,
-        queues: this.options.queues,
+        queues: this.queues,
         pool: this.options.pool,
-        concurrency: this.options.concurrency,
+        concurrency: this.concurrency,
         started,
         heartbeat: Date.now(),
         processed: this.processedCount,
@@ -142,6 +164,8 @@ export class Worker implements Closeable {
       this.options.logger,
     );
     this.heartbeat.start();
+    this.control = new WorkerControl(broker, this.controlled(started), this.options.logger);
+    await this.control.start();
     this.loop = this.fetchLoop();
     this.options.logger.info({ queues: this.options.queues, concurrency: this.options.concurrency }, `Worker ${this.options.hostname} started`);
   }
@@ -164,10 +188,12 @@ export class Worker implements Closeable {
   private async fetchLoop(): Promise<void> {
     const broker = this.broker;
     const signal = this.stopLoop.signal;
-    const { prefetch, queues } = this.options;
+    const { prefetch } = this.options;
     let failures = 0;
     let drained = false;
     while (!signal.aborted) {
+      const queues = this.queues;
+      const changes = this.changes;
       // Reserve ahead (up to `prefetch` waiting here) so the next batch is on hand when slots free up.
       const room = this.slots + prefetch - this.executing.size - this.prefetched.length;
       if (room <= 0) {
@@ -178,12 +204,26 @@ export class Worker implements Closeable {
         // After a short batch from a single queue, that queue is empty: wait for work right away
         // (the wait reserves the moment it ends) instead of asking again first.
         const skipAsking: boolean = (drained || broker.drained?.(queues) === true) && queues.length === 1 && broker.waitAndReserve !== undefined;
-        let deliveries: Delivery[] = skipAsking ? [] : await broker.reserve(queues, room);
+        let deliveries: Delivery[] = skipAsking || queues.length === 0 ? [] : await broker.reserve(queues, room);
         if (deliveries.length === 0) {
           // Let tasks that end in this tick settle first: their writes are on a caller's critical path.
           await nextTurn();
-          if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, signal);
-          else await broker.waitForWork(queues, signal);
+          // Ends on stop, or early when a control command changed the queues or slots.
+          const waitAbort = new AbortController();
+          const stop = () => waitAbort.abort();
+          signal.addEventListener('abort', stop, { once: true });
+          if (signal.aborted) stop();
+          this.waitAbort = waitAbort;
+          const wait = waitAbort.signal;
+          try {
+            if (changes !== this.changes) deliveries = [];
+            else if (queues.length === 0) await aborted(wait);
+            else if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, wait);
+            else await broker.waitForWork(queues, wait);
+          } finally {
+            signal.removeEventListener('abort', stop);
+            this.waitAbort = undefined;
+          }
         }
         // Skip asking next time only after a short but non-empty batch: an empty wake-up (a due
         // time passed, a spurious wake) must be followed by a real reservation, or it could spin.
@@ -241,6 +281,7 @@ export class Worker implements Closeable {
   private dispatch(entry: Running): void {
     const { delivery, stop } = entry;
     this.executing.add(delivery.id);
+    entry.started = Date.now();
     entry.done = runDelivery(this.runContext, delivery, stop)
       .catch((error: unknown) => {
         this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Settling a task failed; its lease will bring it back');
@@ -272,6 +313,50 @@ export class Worker implements Closeable {
     await (stop.started ? handBackRunning(this.runContext, delivery) : this.broker.requeue(delivery)).catch((error: unknown) => {
       this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Handing a task back to its queue failed; its lease will bring it back');
     });
+  }
+
+  /** What the control channel reads and changes. */
+  private controlled(started: number): ConstructorParameters<typeof WorkerControl>[1] {
+    const held = (entries: Iterable<Running>): HeldTask[] =>
+      [...entries].map(({ delivery, started: at }) => {
+        const message = this.app.decodeOrUndefined(delivery.body);
+        return { id: delivery.id, name: message?.task ?? '?', queue: delivery.queue, args: argsPreview(message?.args), deliveries: delivery.deliveries, ...(at === undefined ? {} : { started: at }) };
+      });
+    return {
+      hostname: this.options.hostname,
+      pool: this.options.pool,
+      started,
+      queues: () => this.queues,
+      concurrency: () => this.concurrency,
+      processed: () => this.processedCount,
+      active: () => held([...this.running.values()].filter((entry) => this.executing.has(entry.delivery.id))),
+      reserved: () => held([...this.running.values()].filter((entry) => !this.executing.has(entry.delivery.id))),
+      registered: () => this.app.registry.names(),
+      resize: async (size) => {
+        await this.runner.resize?.(size);
+        this.concurrency = size;
+        this.pump();
+        this.wakeLoop();
+      },
+      addQueue: (queue) => {
+        if (!this.queues.includes(queue)) this.queues = [...this.queues, queue];
+        this.wakeLoop();
+      },
+      cancelQueue: (queue) => {
+        this.queues = this.queues.filter((name) => name !== queue);
+        this.wakeLoop();
+      },
+      shutdown: () => void this.close(),
+    };
+  }
+
+  /** Ends the fetch loop's current wait, so it picks up changed queues or slots. */
+  private wakeLoop(): void {
+    this.changes += 1;
+    const wake = this.slotFreed;
+    this.slotFreed = undefined;
+    wake?.();
+    this.waitAbort?.abort();
   }
 
   private terminate(revocation: Revocation): void {
@@ -326,8 +411,10 @@ export class Worker implements Closeable {
     await this.leases.stop();
     await this.revocations.stop();
     await this.heartbeat?.stop(this.options.hostname);
+    await this.control?.stop();
     this.untrack?.();
     this.stateValue = 'closed';
+    this.markStopped();
     logger.info({ processed: this.processedCount }, `Worker ${this.options.hostname} stopped`);
   }
 }
@@ -344,6 +431,12 @@ async function waitAll(promises: Array<Promise<void>>, ms: number, forced: Abort
   } finally {
     clearLongTimeout(timer);
   }
+}
+
+/** Resolves once `signal` has aborted (at once when it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

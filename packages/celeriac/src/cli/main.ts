@@ -4,14 +4,25 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { beatCommand } from './beat-command';
 import { deadCommand } from './dead-command';
+import { controlCommand, inspectCommand } from './inspect-command';
+import { queueCommand } from './queue-command';
+import { statusCommand } from './status-command';
+import { callCommand, resultCommand, revokeCommand } from './task-commands';
 import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
-  .description('Distributed tasks for TypeScript: run workers and the periodic-task scheduler, and tend dead letters.')
+  .description('Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, and tend queues and dead letters.')
   .version((require('../../package.json') as { version: string }).version)
   .addCommand(workerCommand())
   .addCommand(beatCommand())
-  .addCommand(deadCommand());
+  .addCommand(deadCommand())
+  .addCommand(statusCommand())
+  .addCommand(inspectCommand())
+  .addCommand(controlCommand())
+  .addCommand(queueCommand())
+  .addCommand(resultCommand())
+  .addCommand(revokeCommand())
+  .addCommand(callCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

@@ -82,6 +82,8 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     },
   );
   await startOrExit(logger, app, 'worker', () => worker.start());
+  // A `celeriac control shutdown` stops the worker from inside: then the process exits too.
+  void worker.stopped.then(() => closeAndExit(logger, 'Worker', () => app.close()));
   logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);
 }
 

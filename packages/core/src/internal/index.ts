@@ -15,6 +15,7 @@ export { checkBeatEntrySignature, signBeatEntry } from '../beat-entry-signature'
 export { BEAT_OPTION_KEYS } from '../beat-store';
 export { runAsSoleTask, runWithTaskContext, RetryRequest } from '../context';
 export { findDecoratedMethods } from '../decorator';
+export { controlOf } from '../control/control-api';
 export { optionalMilliseconds, toMilliseconds } from '../duration';
 export { closedWhileWaiting, reviveRemoteError, toRemoteError } from '../errors';
 export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } from './long-timeout';

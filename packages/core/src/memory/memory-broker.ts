@@ -14,6 +14,8 @@ import type {
   Revocation,
   WorkerInfo,
 } from '../broker';
+import { collectReplies } from '../control/collect-replies';
+import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest } from '../control/control-types';
 import type { Envelope } from '../message';
 import { WakeTimer } from './wake-timer';
 
@@ -45,6 +47,8 @@ export class MemoryBroker implements Broker {
   private readonly waiters = new Set<{ queues: readonly string[]; wake: () => void }>();
   private readonly timer = new WakeTimer(() => this.wakeDue());
   private readonly workers = new Map<string, { info: WorkerInfo; until: number }>();
+  private readonly paused = new Set<string>();
+  private readonly controlHandlers = new Set<ControlHandler>();
   private seq = 0;
 
   constructor(private readonly settings: BrokerSettings) {}
@@ -76,6 +80,7 @@ export class MemoryBroker implements Broker {
     const deliveries: Delivery[] = [];
     for (const name of queues) {
       if (deliveries.length >= count) break;
+      if (this.paused.has(name)) continue;
       const ready = [...this.queue(name).entries.values()]
         .filter((entry) => entry.place === 'ready')
         .sort((a, b) => b.priority - a.priority || a.seq - b.seq)
@@ -258,8 +263,35 @@ export class MemoryBroker implements Broker {
     return removed;
   }
 
+  broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
+    return collectReplies([...this.controlHandlers].map((handler) => handler(request)), options);
+  }
+
+  async onControl(handler: ControlHandler): Promise<() => Promise<void>> {
+    this.controlHandlers.add(handler);
+    return async () => void this.controlHandlers.delete(handler);
+  }
+
+  async pauseQueue(queue: string): Promise<void> {
+    this.paused.add(queue);
+  }
+
+  async resumeQueue(queue: string): Promise<void> {
+    this.paused.delete(queue);
+    this.afterChange();
+  }
+
+  async pausedQueues(queues: readonly string[]): Promise<string[]> {
+    return queues.filter((queue) => this.paused.has(queue));
+  }
+
+  async listQueues(): Promise<string[]> {
+    return [...this.queues.keys()];
+  }
+
   async close(): Promise<void> {
     this.timer.cancel();
+    this.controlHandlers.clear();
     for (const waiter of [...this.waiters]) waiter.wake();
     this.revokeListeners.clear();
   }
@@ -299,7 +331,7 @@ export class MemoryBroker implements Broker {
 
   private hasReady(queues: readonly string[]): boolean {
     this.promoteDue(Date.now());
-    return queues.some((name) => [...this.queue(name).entries.values()].some((entry) => entry.place === 'ready'));
+    return queues.some((name) => !this.paused.has(name) && [...this.queue(name).entries.values()].some((entry) => entry.place === 'ready'));
   }
 
   private afterChange(): void {

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BrokerSettings } from '../broker';
+import { controlCases } from './broker/control-cases';
 import type { BrokerFactory, OpenBroker } from './broker/harness';
 import { leaseCases } from './broker/lease-cases';
 import { queueCases } from './broker/queue-cases';
@@ -34,5 +35,6 @@ export function runBrokerConformance(name: string, factory: BrokerFactory): void
     describe('requeue and dead letters', () => settleCases(open));
     describe('leases', () => leaseCases(open));
     describe('revocations', () => revokeCases(open));
+    describe('control channel and paused queues', () => controlCases(open));
   });
 }

@@ -5,7 +5,11 @@
 -- Returns: { state, id1, body1, deliveries1, id2, ... }; state is '+' when more messages are ready,
 --   else the earliest delayed due time or '' (the ready set is empty: a worker may go straight to
 --   sleep, and knows for how long).
+-- A paused queue (meta field `paused`, see resume-9.lua) leases nothing and reports itself empty:
+-- its worker sleeps until the resume wakes it.
 -- #include common
+
+if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then return { '' } end
 
 local now = ARGV[1]
 if now == '' then

@@ -35,12 +35,17 @@ export class PreforkPool implements TaskRunner {
   /** Set at shutdown: a job a child gives back ends abandoned instead of going to another child. */
   private handingBack = false;
   private withdrawTimer: NodeJS.Timeout | undefined;
+  /** Children leaving because the pool shrank: they take no jobs and are not replaced. */
+  private readonly shrinking = new WeakSet<ChildHandle>();
+  private size: number;
 
-  constructor(private readonly options: PreforkOptions) {}
+  constructor(private readonly options: PreforkOptions) {
+    this.size = options.size;
+  }
 
   /** Starts every child and waits until each loaded the app (fails if one could not). */
   async start(): Promise<void> {
-    const children = Array.from({ length: this.options.size }, () => this.spawn());
+    const children = Array.from({ length: this.size }, () => this.spawn());
     await Promise.all(children.map((child) => child.whenReady()));
     if (this.options.depth > 1) {
       this.withdrawTimer = setInterval(() => {
@@ -55,7 +60,22 @@ export class PreforkPool implements TaskRunner {
   get capacity(): number {
     let total = 0;
     for (const child of this.all) total += this.depthOf(child);
-    return Math.max(total, this.options.size);
+    return Math.max(total, this.size);
+  }
+
+  /** Starts more children, or retires the least loaded ones (each once it holds no job). */
+  async resize(size: number): Promise<void> {
+    this.size = size;
+    const staying = [...this.all].filter((child) => !this.shrinking.has(child) && !this.replaced.has(child));
+    if (size > staying.length) {
+      const fresh = Array.from({ length: size - staying.length }, () => this.spawn());
+      await Promise.all(fresh.map((child) => child.whenReady().catch(() => undefined)));
+      return;
+    }
+    for (const child of staying.sort((a, b) => a.load - b.load).slice(0, staying.length - size)) {
+      this.shrinking.add(child);
+      this.offer(child);
+    }
   }
 
   async run(job: TaskJob, body: string): Promise<TaskOutcome> {
@@ -172,7 +192,7 @@ export class PreforkPool implements TaskRunner {
         this.options.onReplace?.(child.pid, reason);
         if (child.state !== 'dead') child.retire();
         this.all.delete(child);
-        if (!this.closed) this.spawn();
+        if (!this.closed && !this.shrinking.has(child)) this.spawn();
       }
     }
     // At shutdown, jobs waiting for room go back to the queue: no child is sent one.
@@ -191,6 +211,7 @@ export class PreforkPool implements TaskRunner {
 
   /** Why a child must take no more jobs (and leave once it holds none); `held` jobs count as run. */
   private retireReason(child: ChildHandle, held: number): string | undefined {
+    if (this.shrinking.has(child)) return 'the pool shrank';
     if (child.state === 'dead') return 'it exited';
     const { maxTasksPerChild, maxMemoryPerChild } = this.options;
     if (maxTasksPerChild !== undefined && child.tasksRun + held >= maxTasksPerChild) return `it ran ${child.tasksRun} tasks (max-tasks-per-child)`;

@@ -1,0 +1,97 @@
+/**
+ * `celeriac inspect` and `celeriac control`: broadcast a request to the live workers (or the one
+ * `--worker` names) and print what each answered within `--timeout`.
+ */
+import type { ControlOptions, ControlReply, HeldTask, InspectWhat } from '@celeriac/core';
+import type { LoadedApp } from '@celeriac/worker';
+import { Argument, Command } from 'commander';
+import { ago, answered, byHost, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
+import { formatTable } from './table';
+
+interface TargetFlags extends OpsFlags {
+  worker?: string;
+}
+
+const INSPECT: readonly InspectWhat[] = ['active', 'reserved', 'scheduled', 'registered', 'stats'];
+const CONTROL = ['ping', 'shutdown', 'pool-grow', 'pool-shrink', 'cancel-consumer', 'add-consumer'] as const;
+type ControlWhat = (typeof CONTROL)[number];
+
+/** `celeriac inspect active|reserved|scheduled|registered|stats`. */
+export function inspectCommand(): Command {
+  return withTarget(new Command('inspect'))
+    .description('Ask live workers what they hold now: running (active), prefetched (reserved) or ETA (scheduled) tasks, task names (registered), counters (stats).')
+    .addArgument(new Argument('<what>', 'what to ask').choices(INSPECT))
+    .action((what: InspectWhat, flags: TargetFlags) =>
+      withOpsApp(flags, 'inspect', async (app) => {
+        const replies = byHost(answered(await app.control.inspect(what, target(flags)), flags.timeout, flags.worker));
+        if (flags.json) return console.log(JSON.stringify(asObject(replies), null, 2));
+        for (const reply of replies) console.log(`${reply.hostname}:\n${indent(describe(what, reply))}`);
+      }),
+    );
+}
+
+/** `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q`. */
+export function controlCommand(): Command {
+  return withTarget(new Command('control'))
+    .description('Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / cancel-consumer QUEUE.')
+    .addArgument(new Argument('<command>', 'what to do').choices(CONTROL))
+    .argument('[argument]', 'the count (pool-grow, pool-shrink) or the queue (add-consumer, cancel-consumer)')
+    .action((command: ControlWhat, argument: string | undefined, flags: TargetFlags) =>
+      withOpsApp(flags, 'control', async (app) => {
+        const replies = byHost(answered(await send(app, command, argument, target(flags)), flags.timeout, flags.worker));
+        if (flags.json) return console.log(JSON.stringify(asObject(replies), null, 2));
+        for (const reply of replies) if (reply.ok) console.log(`${reply.hostname}: ${JSON.stringify(reply.value)}`);
+      }),
+    );
+}
+
+function send(app: LoadedApp, command: ControlWhat, argument: string | undefined, options: ControlOptions): Promise<ControlReply[]> {
+  const needs = (what: string): string => {
+    if (argument === undefined || argument === '') throw new Error(`control ${command} needs ${what}, e.g. celeriac control ${command} ${what === 'a count' ? '2' : 'reports'} -A app.`);
+    return argument;
+  };
+  switch (command) {
+    case 'ping':
+      return app.control.ping(options);
+    case 'shutdown':
+      return app.control.shutdown(options);
+    case 'pool-grow':
+      return app.control.poolGrow(Number(needs('a count')), options);
+    case 'pool-shrink':
+      return app.control.poolShrink(Number(needs('a count')), options);
+    case 'add-consumer':
+      return app.control.addConsumer(needs('a queue'), options);
+    case 'cancel-consumer':
+      return app.control.cancelConsumer(needs('a queue'), options);
+  }
+}
+
+function withTarget(command: Command): Command {
+  return withOpsOptions(command).option('--worker <hostname>', 'only this worker answers (see celeriac status)');
+}
+
+function target(flags: TargetFlags): ControlOptions {
+  return { timeout: flags.timeout, ...(flags.worker === undefined ? {} : { destination: flags.worker }) };
+}
+
+/** `{ hostname: value }`, or `{ hostname: { error } }` for a refusal. */
+function asObject(replies: ControlReply[]): Record<string, unknown> {
+  return Object.fromEntries(replies.map((reply) => [reply.hostname, reply.ok ? reply.value : { error: reply.error }]));
+}
+
+function describe(what: InspectWhat, reply: ControlReply): string {
+  if (!reply.ok) return `error: ${reply.error ?? 'failed'}`;
+  if (what === 'registered') return (reply.value as string[]).join('\n') || '(no tasks)';
+  if (what === 'stats') return Object.entries(reply.value as Record<string, unknown>).map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join('\n');
+  const tasks = reply.value as HeldTask[];
+  if (tasks.length === 0) return `(no ${what} tasks)`;
+  const now = Date.now();
+  return formatTable(
+    ['ID', 'TASK', 'QUEUE', 'ARGS', 'STARTED'],
+    tasks.map((task) => [task.id, task.name, task.queue, task.args, task.started === undefined ? '-' : `${ago(now - task.started)} ago`]),
+  );
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((line) => `  ${line}`).join('\n');
+}

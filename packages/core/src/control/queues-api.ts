@@ -1,0 +1,50 @@
+/**
+ * `app.queues`: the queues of an app, their counts, and pausing them. A paused queue keeps accepting
+ * tasks, but no worker reserves from it until it is resumed; the mark is kept by the broker (in Redis
+ * it survives restarts).
+ */
+import type { Broker, QueueStats } from '../broker';
+import { controlOf } from './control-api';
+
+/** One queue as `app.queues.list()` reports it. */
+export interface QueueInfo extends QueueStats {
+  readonly name: string;
+  readonly paused: boolean;
+}
+
+/** Lists, pauses and resumes queues; reached as `app.queues`. */
+export class Queues {
+  constructor(
+    private readonly broker: () => Broker,
+    private readonly purgeQueue: (queue: string) => Promise<number>,
+  ) {}
+
+  /** Every queue ever published to (and `extra` ones), with its counts and whether it is paused, by name. */
+  async list(extra: readonly string[] = []): Promise<QueueInfo[]> {
+    const broker = this.broker();
+    const transport = controlOf(broker);
+    const names = [...new Set([...(await transport.listQueues()), ...extra])].sort();
+    const paused = new Set(await transport.pausedQueues(names));
+    return Promise.all(names.map(async (name) => ({ name, ...(await broker.stats(name)), paused: paused.has(name) })));
+  }
+
+  /** Stops workers reserving from `queue`; tasks sent to it wait. */
+  pause(queue: string): Promise<void> {
+    return controlOf(this.broker()).pauseQueue(queue);
+  }
+
+  /** Lets workers reserve from `queue` again; waiting workers wake at once. */
+  resume(queue: string): Promise<void> {
+    return controlOf(this.broker()).resumeQueue(queue);
+  }
+
+  /** True when `queue` is paused. */
+  async isPaused(queue: string): Promise<boolean> {
+    return (await controlOf(this.broker()).pausedQueues([queue])).length > 0;
+  }
+
+  /** Removes every waiting and delayed task of `queue` (recorded as REVOKED); returns how many. Same as `app.purge`. */
+  purge(queue: string): Promise<number> {
+    return this.purgeQueue(queue);
+  }
+}
