@@ -23,6 +23,7 @@ describe('task failures as the caller sees them', () => {
 
   it('report a thrown non-Error as a NonError failure', async () => {
     const odd = t.app.task('odd', () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test
       throw 'just a string';
     });
     await t.startWorker();

@@ -260,6 +260,9 @@ function isReadyText(text: string): boolean {
 /** Most records per script call, so one call never blocks Redis for long. */
 const STORE_CHUNK = 1_000;
 
+/** ioredis re-exports redis-errors' ReplyError untyped. */
+const TypedReplyError = ReplyError as new (message: string) => Error;
+
 /** One record to write: its task id, key, text and TTL (ms). */
 interface RecordSet {
   id: string;
@@ -299,7 +302,7 @@ function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<stri
       call.then((failures) => {
         for (let i = 0; i < failures.length; i += 2) {
           const set = chunk[Number(failures[i]) - 1];
-          if (set) refused.set(set.id, new ReplyError(String(failures[i + 1])));
+          if (set) refused.set(set.id, new TypedReplyError(String(failures[i + 1])));
         }
       }),
     );
