@@ -5,7 +5,7 @@
  */
 import { DependencyFailedError, type TaskRecord } from '@celeriac/core';
 import { isReadyState, type TaskMessage } from '@celeriac/core/internal';
-import type { RunContext } from './run-delivery';
+import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
 
 /** What became of a task's dependencies: all succeeded, one did not, or the wait was cut short. */

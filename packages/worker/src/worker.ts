@@ -18,7 +18,8 @@ import { Revocations } from './revocations';
 import { RunSignal } from './run-signal';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
-import { failDeadLettered, handBackRunning, runDelivery, type RunContext } from './run-delivery';
+import type { RunContext } from './run-context';
+import { failDeadLettered, handBackRunning, runDelivery } from './run-delivery';
 import { Settler } from './settler';
 import type { WorkerApp } from './worker-app';
 
