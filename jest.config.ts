@@ -28,6 +28,7 @@ const config: Config = {
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
+    '^@celeriac/test-support$': '<rootDir>/packages/test-support/src/index.ts',
   },
   testTimeout: 30_000,
   // Fails a test that leaves a worker or an app connection open.

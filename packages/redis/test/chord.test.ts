@@ -1,5 +1,5 @@
 import { chord, group, type GroupResult } from 'celeriac';
-import { RedisFixture } from './support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('chords on Redis', () => {
   let fixture: RedisFixture;

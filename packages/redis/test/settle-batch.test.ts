@@ -6,7 +6,7 @@ import { RecordsRefusedError, type Delivery, type StoreEntry } from '@celeriac/c
 import { Settler } from '../../worker/src/settler';
 import { KeySpace } from '../src/keys';
 import { runScript } from '../src/scripts';
-import { RedisFixture } from './support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('settling a batch with a record Redis refuses', () => {
   let fixture: RedisFixture;

@@ -1,19 +1,6 @@
 /** The end-to-end fixture: a fresh memory-broker app per test, closed (with its workers) after it. */
-import { Celeriac, type CeleriacOptions, type Logger, type Worker, type WorkerOptions } from 'celeriac';
-
-/** One line a worker logged. */
-export interface LogEntry {
-  level: keyof Logger;
-  fields: object;
-  message: string;
-}
-
-/** A logger that keeps what it is told, for workers in tests. */
-export function captureLogs(): { logger: Logger; logs: LogEntry[] } {
-  const logs: LogEntry[] = [];
-  const entry = (level: keyof Logger) => (fields: object, message: string) => void logs.push({ level, fields, message });
-  return { logs, logger: { debug: entry('debug'), info: entry('info'), warn: entry('warn'), error: entry('error') } };
-}
+import { captureLogs, type LogEntry } from '@celeriac/test-support';
+import { Celeriac, type CeleriacOptions, type Worker, type WorkerOptions } from 'celeriac';
 
 /** The app of the running test, and a way to start in-process workers on it. */
 export interface AppFixture {

@@ -1,0 +1,3 @@
+/** Helpers shared by the tests of every package (private: never published). */
+export { captureLogs, type LogEntry } from './capture-logs';
+export { deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
