@@ -1,5 +1,8 @@
-/** The end-to-end fixture: a fresh memory-broker app per test, closed (with its workers) after it. */
-import { captureLogs, type LogEntry } from '@celeriac/test-support';
+/**
+ * The behaviour fixture: a fresh app per test on the broker `CELERIAC_TEST_BROKER` names (memory by
+ * default, or Redis under a fresh prefix), closed (with its workers) and cleaned up after it.
+ */
+import { captureLogs, testBrokerPlace, type LogEntry, type TestBrokerPlace } from '@celeriac/test-support';
 import { Celeriac, type CeleriacOptions, type Worker, type WorkerOptions } from 'celeriac';
 
 /** The app of the running test, and a way to start in-process workers on it. */
@@ -15,13 +18,16 @@ export interface AppFixture {
 /** Registers `beforeEach`/`afterEach` hooks that give every test of the block its own app. */
 export function useApp(options: CeleriacOptions = {}): AppFixture {
   let current: Celeriac | undefined;
+  let place: TestBrokerPlace | undefined;
   const { logger, logs } = captureLogs();
   beforeEach(() => {
     logs.length = 0;
-    current = new Celeriac(options);
+    place = testBrokerPlace('behaviour');
+    current = new Celeriac({ ...place.options, ...options });
   });
   afterEach(async () => {
     await current?.close();
+    await place?.cleanup();
     current = undefined;
   });
   const fixture: AppFixture = {
