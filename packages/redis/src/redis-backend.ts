@@ -280,8 +280,8 @@ function checkTtl(entry: StoreEntry): void {
 }
 
 /**
- * The calls that store `sets`: a lone record with SET, several with one script call per chunk (a
- * SET each cost the client ~4 µs per record, the script ~1 µs). Records Redis refuses are added to
+ * The calls that store `sets`: a lone record with SET, several with one script call per chunk
+ * (cheaper for the client than a SET each; bench/README.md has the figures). Records Redis refuses are added to
  * `refused`; only a failure of the connection rejects.
  */
 function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<string, Error>): Array<Promise<unknown>> {
