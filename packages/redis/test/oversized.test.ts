@@ -1,6 +1,6 @@
 import { TaskFailedError } from 'celeriac';
 import { captureLogs } from '@celeriac/test-support';
-import { injectReady, rawMessage } from './support/inject';
+import { injectReady, rawMessage } from '@celeriac/test-support';
 import { RedisFixture } from '@celeriac/test-support';
 
 describe('a message over maxMessageSize, written straight into Redis', () => {
