@@ -29,12 +29,13 @@ const shared = {
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
     '^@celeriac/test-support$': '<rootDir>/packages/test-support/src/index.ts',
   },
-  testTimeout: 30_000,
   // Fails a test that leaves a worker or an app connection open.
   setupFilesAfterEnv: ['<rootDir>/packages/celeriac/test/support/jest-setup.ts'],
 } satisfies Config;
 
 const config: Config = {
+  // A global option: jest ignores it inside a project.
+  testTimeout: 30_000,
   projects: [
     // Every test; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by default).
     { ...shared, displayName: 'all', roots: ['<rootDir>/packages'], testMatch: ['**/test/**/*.test.ts'] },
