@@ -13,10 +13,9 @@ const swc = [
   },
 ];
 
-const config: Config = {
+/** What every project shares. */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages'],
-  testMatch: ['**/test/**/*.test.ts'],
   transform: { '^.+\\.(t|j)s$': swc as unknown as string },
   // superjson 2 and its helpers ship ESM only; jest's CommonJS runtime needs them compiled.
   transformIgnorePatterns: ['/node_modules/(?!(superjson|copy-anything|is-what)/)'],
@@ -28,10 +27,31 @@ const config: Config = {
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
+    '^@celeriac/test-support$': '<rootDir>/packages/test-support/src/index.ts',
   },
-  testTimeout: 30_000,
   // Fails a test that leaves a worker or an app connection open.
   setupFilesAfterEnv: ['<rootDir>/packages/celeriac/test/support/jest-setup.ts'],
+} satisfies Config;
+
+const config: Config = {
+  // A global option: jest ignores it inside a project.
+  testTimeout: 30_000,
+  projects: [
+    // Every test; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by default).
+    { ...shared, displayName: 'all', roots: ['<rootDir>/packages'], testMatch: ['**/test/**/*.test.ts'] },
+    // The behaviour suite again on Redis: the files whose app comes from `useApp` (support/app.ts).
+    // The others pick their broker themselves or test no broker, so a second run would add nothing.
+    {
+      ...shared,
+      displayName: 'behaviour on redis',
+      roots: ['<rootDir>/packages/celeriac/test'],
+      testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
+      testPathIgnorePatterns: [
+        '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface|publish-failure|purge|signing)\\.test\\.ts$',
+      ],
+      setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
+    },
+  ],
 };
 
 export default config;

@@ -37,7 +37,7 @@ class Beat {
     createInterface({ input: this.child.stdout! }).on('line', (text) => {
       const line = JSON.parse(text) as Line;
       this.lines.push(line);
-      console.log(`${name.padEnd(6)} | ${line.msg}${line.slot ? ` ${String(line.slot).slice(11, 19)} (${String(line.late)} ms late)` : ''}`);
+      console.log(`${name.padEnd(6)} | ${line.msg}${line.slot ? ` ${(line.slot as string).slice(11, 19)} (${String(line.late)} ms late)` : ''}`);
       this.waiters.forEach((wake) => wake());
     });
   }
@@ -64,6 +64,7 @@ class Beat {
 
 async function main(): Promise<number> {
   // Loaded after the prefix is in the environment (the module reads it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an import would load it before the prefix is set
   const { app } = require('./tasks') as typeof import('./tasks');
   try {
     await app.beat.list(); // fails within seconds when Redis does not answer
@@ -133,6 +134,6 @@ async function deleteKeys(): Promise<number> {
   return deleted;
 }
 
-main().then((code) => {
+void main().then((code) => {
   process.exitCode = code;
 });

@@ -100,6 +100,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
-main().then((code) => {
+void main().then((code) => {
   process.exitCode = code;
 });

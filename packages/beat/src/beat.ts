@@ -74,7 +74,7 @@ export class Beat {
    * naming the entry, for a bad schedule, task, argument or option, or a name already defined.
    */
   define<A extends unknown[]>(name: string, entry: ScheduleEntry<A>): void {
-    const resolved = resolveEntry(name, entry as ScheduleEntry, 'code', this.storage.check);
+    const resolved = resolveEntry(name, entry, 'code', this.storage.check);
     if (this.code.has(resolved.name)) throw invalidEntry(name, 'an entry with this name is already scheduled in code; pick another name.');
     this.code.set(resolved.name, resolved);
     for (const scheduler of this.schedulers) scheduler.requestReload();
@@ -86,7 +86,7 @@ export class Beat {
    */
   async add<A extends unknown[]>(name: string, entry: ScheduleEntry<A>): Promise<void> {
     if (this.code.has(name)) throw invalidEntry(name, 'an entry with this name is defined in code (app.schedule); runtime entries need other names.');
-    const resolved = resolveEntry(name, entry as ScheduleEntry, 'runtime', this.storage.check);
+    const resolved = resolveEntry(name, entry, 'runtime', this.storage.check);
     await this.store.putEntry(toStored(resolved, this.storage, this.clock.now()));
   }
 

@@ -6,7 +6,7 @@
  */
 import { ManualClock, every, type Celeriac, type FiredSlot, type Scheduler } from 'celeriac';
 import { deferred } from '@celeriac/core/testing';
-import { RedisFixture } from '../../redis/test/support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('beat on Redis', () => {
   let fixture: RedisFixture;

@@ -7,7 +7,7 @@
 import { every, type FiredSlot } from 'celeriac';
 import type { BeatLogger } from '@celeriac/beat';
 import { deferred } from '@celeriac/core/testing';
-import { RedisFixture } from '../../redis/test/support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('signed beat entries on Redis', () => {
   let fixture: RedisFixture;

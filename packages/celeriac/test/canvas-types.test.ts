@@ -2,6 +2,7 @@
  * Canvas type tests: `npm test` type-checks this file before jest runs, so each `expectType` fails
  * the build if a workflow's handle type drifts, and each `@ts-expect-error` if a wrong use compiles.
  */
+/* eslint-disable @typescript-eslint/no-unused-vars -- each workflow value exists for its type, checked by expectType */
 import { chain, chord, group, type AsyncResult, type GroupResult } from 'celeriac';
 import { useApp } from './support/app';
 

@@ -4,7 +4,7 @@ import { decodeMessage, runtimeOf } from '@celeriac/core/internal';
 import { deferred } from '@celeriac/core/testing';
 import { useApp } from './support/app';
 
-describe('canvas (memory broker, inline worker)', () => {
+describe('canvas (inline worker)', () => {
   const t = useApp();
 
   function math() {
@@ -271,7 +271,7 @@ describe('canvas (memory broker, inline worker)', () => {
       return gate.promise;
     });
     await t.startWorker();
-    const broker = t.app.broker;
+    const broker = t.observer();
     chain(first.s(), add.s(1)).applyAsync();
     await started.promise;
     const closing = t.app.close();

@@ -1,6 +1,6 @@
 /** app.purge(): removed tasks end REVOKED (reason `purged`), so nobody awaits them for ever; memory and Redis. */
 import { chain, Celeriac, TaskRevokedError, type AsyncResult } from 'celeriac';
-import { RedisFixture } from '../../redis/test/support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 interface Transport {
   /** The app that sends and awaits. */

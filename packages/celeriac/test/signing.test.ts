@@ -2,7 +2,7 @@ import { Celeriac, currentTask } from 'celeriac';
 import { Codec, MemoryBackend, MemoryBroker, type CeleriacOptions, type Delivery } from '@celeriac/core';
 import { decodeMessage, envelopeOf, runtimeOf, type TaskMessage } from '@celeriac/core/internal';
 import { conformanceBrokerSettings, deferred } from '@celeriac/core/testing';
-import { captureLogs } from './support/app';
+import { captureLogs } from '@celeriac/test-support';
 
 /** Resolves with the next delivery the broker dead-letters, and why. */
 function nextDeadLetter(broker: MemoryBroker): Promise<{ delivery: Delivery; reason: string }> {

@@ -23,6 +23,7 @@ describe('task failures as the caller sees them', () => {
 
   it('report a thrown non-Error as a NonError failure', async () => {
     const odd = t.app.task('odd', () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test
       throw 'just a string';
     });
     await t.startWorker();
@@ -31,12 +32,14 @@ describe('task failures as the caller sees them', () => {
 
   it('an unknown task name ends as FAILURE with UnknownTaskError and is dead-lettered; the worker keeps serving', async () => {
     const add = t.app.task('add', (a: number, b: number) => a + b);
-    await t.startWorker({ concurrency: 1 });
+    const worker = await t.startWorker({ concurrency: 1 });
     const unknown = t.app.sendTask('no.such.task', [1]);
     const error = (await unknown.catch((reason: unknown) => reason)) as TaskFailedError;
     expect(error.remote).toMatchObject({ name: 'UnknownTaskError', code: 'CELERIAC_UNKNOWN_TASK', message: expect.stringContaining('"no.such.task"') });
-    expect(await t.app.broker.listDead('default')).toEqual([expect.objectContaining({ id: unknown.id, reason: expect.stringContaining('no.such.task') })]);
     await expect(add.delay(2, 2)).resolves.toBe(4);
+    // The record is stored before the message moves to the dead letters; closing waits for both.
+    await worker.close();
+    expect(await t.app.broker.listDead('default')).toEqual([expect.objectContaining({ id: unknown.id, reason: expect.stringContaining('no.such.task') })]);
   });
 
   it('a result that cannot be serialized fails the task, without retrying (it would fail again)', async () => {

@@ -2,7 +2,8 @@ import { currentTask } from 'celeriac';
 import { Codec } from '@celeriac/core';
 import { encodeMessage, MESSAGE_VERSION } from '@celeriac/core/internal';
 import { deferred } from '@celeriac/core/testing';
-import { captureLogs, useApp } from './support/app';
+import { captureLogs } from '@celeriac/test-support';
+import { useApp } from './support/app';
 import { blocker } from './support/tasks';
 
 describe('worker lifecycle', () => {

@@ -198,7 +198,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
 
   /** `waiting`, or the publish's error if that comes first. */
   private orPublishFailure(waiting: Promise<TaskRecord>): Promise<TaskRecord> {
-    return Promise.race([waiting, new Promise<never>((_, reject) => this.sent.catch(reject))]);
+    return Promise.race([waiting, new Promise<never>((_, reject) => void this.sent.catch(reject))]);
   }
 
   private outcomeOf(record: TaskRecord): T | CeleriacError {

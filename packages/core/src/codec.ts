@@ -162,7 +162,7 @@ export class Codec {
         break;
     }
     if (value === null) return undefined;
-    const object = value as object;
+    const object = value;
     if (walk.seen?.has(object)) {
       walk.rich = true; // shared or circular references: superjson restores them
       return undefined;

@@ -61,14 +61,14 @@ export interface DecoratedMethod {
 /** Finds the decorated methods of an instance, walking its prototype chain. */
 export function findDecoratedMethods(instance: object): DecoratedMethod[] {
   const found = new Map<string, DecoratedMethod>();
-  for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (let proto = Object.getPrototypeOf(instance) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
     for (const property of Object.getOwnPropertyNames(proto)) {
       if (property === 'constructor' || found.has(property)) continue;
-      const method = Object.getOwnPropertyDescriptor(proto, property)?.value;
+      const method: unknown = Object.getOwnPropertyDescriptor(proto, property)?.value;
       if (typeof method !== 'function') continue;
       const options =
         (reflect.getMetadata?.(METADATA_KEY, proto, property) as TaskDecoratorOptions | undefined) ??
-        standardDecorated.get(method as object);
+        standardDecorated.get(method);
       if (options) found.set(property, { property, options });
     }
   }

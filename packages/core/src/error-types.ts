@@ -32,7 +32,7 @@ export class ErrorTypes {
   /** The registered name of an error's class, or of its nearest registered ancestor. */
   nameOf(error: Error): string | undefined {
     if (this.names.size === 0) return undefined;
-    for (let proto: object | null = Object.getPrototypeOf(error); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (let proto = Object.getPrototypeOf(error) as object | null; proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
       const name = this.names.get((proto as { constructor: ErrorClass }).constructor);
       if (name !== undefined) return name;
     }

@@ -56,7 +56,7 @@ export type { Logger, LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
-export { MAX_RESULT_TTL_MS } from './internal/resolve-options';
+export { MAX_RESULT_TTL_MS } from './result-ttl-limit';
 export type { Envelope } from './message';
 export type {
   ApplyOptions,

@@ -4,7 +4,7 @@
  * but Celeriac's own calls is refused with the field it got wrong instead of failing deep inside a
  * run, a settle or a workflow step.
  */
-import { MAX_RESULT_TTL_MS } from './internal/resolve-options';
+import { MAX_RESULT_TTL_MS } from './result-ttl-limit';
 
 /** Deepest workflow nesting accepted (chains of chords nest; real workflows stay far below). */
 const MAX_DEPTH = 200;

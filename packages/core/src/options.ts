@@ -1,6 +1,7 @@
 /**
  * Typed options of the app, of tasks and of calls, with their defaults in one place.
  */
+import type { CallOptions } from './call-options';
 import type { Composable } from './canvas/composable';
 import type { ResultBackend } from './backend';
 import type { Broker } from './broker';
@@ -132,31 +133,7 @@ export interface TaskOptions<R = unknown> {
 }
 
 /** Options of one call: `handle.applyAsync(args, options)`. */
-export interface ApplyOptions {
-  /** Use this id instead of a random one; publishing an id that is still waiting or running is a no-op. */
-  taskId?: string;
-  /** Run no sooner than this long from now. */
-  countdown?: Duration;
-  /** Run no sooner than this time (a Date, epoch ms, or an ISO string). */
-  eta?: Date | number | string;
-  /** Do not run after this: a duration from now, or a Date. The task becomes REVOKED instead. */
-  expires?: Duration | Date;
-  /** 0–255; higher runs first. Overrides the task's priority. */
-  priority?: number;
-  /** Overrides the task's queue. */
-  queue?: string;
-  /** Overrides the task's `retries`. */
-  retries?: number;
-  /** Overrides the task's hard time limit. */
-  timeLimit?: Duration;
-  /** Overrides the task's soft time limit. */
-  softTimeLimit?: Duration;
-  /** Overrides the task's `ignoreResult`. */
-  ignoreResult?: boolean;
-  /** Overrides the task's `resultTtl`. */
-  resultTtl?: Duration;
-  /** Extra data for the task, read through `currentTask().headers`. */
-  headers?: Record<string, string>;
+export interface ApplyOptions extends CallOptions {
   /** Run these when the task succeeds, with its result as the first argument (unless immutable). */
   link?: Callbacks;
   /** Run these with `(taskId, error)` when the task fails for good (after its retries). */

@@ -268,6 +268,9 @@ function isReadyText(text: string): boolean {
 /** Most records per script call, so one call never blocks Redis for long. */
 const STORE_CHUNK = 1_000;
 
+/** ioredis re-exports redis-errors' ReplyError untyped. */
+const TypedReplyError = ReplyError as new (message: string) => Error;
+
 /** One record to write: its task id, key, text and TTL (ms). */
 interface RecordSet {
   id: string;
@@ -285,8 +288,8 @@ function checkTtl(entry: StoreEntry): void {
 }
 
 /**
- * The calls that store `sets`: a lone record with SET, several with one script call per chunk (a
- * SET each cost the client ~4 µs per record, the script ~1 µs). Records Redis refuses are added to
+ * The calls that store `sets`: a lone record with SET, several with one script call per chunk
+ * (cheaper for the client than a SET each; bench/README.md has the figures). Records Redis refuses are added to
  * `refused`; only a failure of the connection rejects.
  */
 function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<string, Error>): Array<Promise<unknown>> {
@@ -307,7 +310,7 @@ function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<stri
       call.then((failures) => {
         for (let i = 0; i < failures.length; i += 2) {
           const set = chunk[Number(failures[i]) - 1];
-          if (set) refused.set(set.id, new ReplyError(String(failures[i + 1])));
+          if (set) refused.set(set.id, new TypedReplyError(String(failures[i + 1])));
         }
       }),
     );

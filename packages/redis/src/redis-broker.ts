@@ -59,7 +59,7 @@ export class RedisBroker implements Broker {
       indexes.push(index);
       byQueue.set(envelope.queue, indexes);
     });
-    const outcomes: PublishOutcome[] = new Array(envelopes.length);
+    const outcomes = new Array<PublishOutcome>(envelopes.length);
     const now = Date.now();
     const calls: Array<Promise<void>> = [];
     for (const [queue, indexes] of byQueue) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { every } from 'celeriac';
 import type { Logger } from '@celeriac/core';
-import { REDIS_URL, RedisFixture } from './support/redis-app';
+import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 

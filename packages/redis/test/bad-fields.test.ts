@@ -1,8 +1,8 @@
 import { TaskFailedError } from 'celeriac';
-import { captureLogs } from '../../celeriac/test/support/app';
+import { captureLogs } from '@celeriac/test-support';
 import { KeySpace } from '../src/keys';
-import { injectReady, rawMessage } from './support/inject';
-import { RedisFixture } from './support/redis-app';
+import { injectReady, rawMessage } from '@celeriac/test-support';
+import { RedisFixture } from '@celeriac/test-support';
 
 /** Messages with one field a worker cannot use, and the start of the dead letter's reason. */
 export const BAD_FIELDS: Array<[string, Record<string, unknown>, string]> = [

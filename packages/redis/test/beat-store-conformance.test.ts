@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { runBeatStoreConformance } from '@celeriac/core/testing';
 import { RedisBeatStore, RedisConnection } from '@celeriac/redis';
-import { deleteKeysUnder, REDIS_URL } from './support/redis-app';
+import { deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 runBeatStoreConformance('redis', async (prefix) => {
   const store = new RedisBeatStore(new RedisConnection(REDIS_URL), prefix);

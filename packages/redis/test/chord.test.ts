@@ -1,5 +1,5 @@
 import { chord, group, type GroupResult } from 'celeriac';
-import { RedisFixture } from './support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 /** A volume test: generous on a loaded machine, where its 10,000 header tasks share two cores. */
 const VOLUME_TEST_TIMEOUT = 120_000;

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { runBackendConformance, runBrokerConformance } from '@celeriac/core/testing';
 import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
-import { deleteKeysUnder, REDIS_URL } from './support/redis-app';
+import { deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 /** Deletes only the keys under one test's prefix. */
 async function deletePrefix(prefix: string): Promise<void> {

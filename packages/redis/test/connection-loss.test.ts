@@ -1,5 +1,5 @@
 import { BrokerUnavailableError } from 'celeriac';
-import { RedisFixture } from './support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('connection loss', () => {
   let fixture: RedisFixture;

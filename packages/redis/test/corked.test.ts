@@ -5,7 +5,7 @@
 import { RedisConnection } from '@celeriac/redis';
 import { corkableStream, corked } from '../src/connection';
 import type { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from './support/redis-app';
+import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 describe('corked', () => {
   const prefix = freshPrefix('corked');

@@ -1,5 +1,5 @@
 import { TaskFailedError } from 'celeriac';
-import { RedisFixture, untilAfter } from './support/redis-app';
+import { RedisFixture, untilAfter } from '@celeriac/test-support';
 
 describe('leases on Redis', () => {
   let fixture: RedisFixture;

@@ -1,4 +1,4 @@
-import { RedisFixture } from './support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 /** A volume test: generous on a loaded machine, where its 5,000 round trips share two cores. */
 const VOLUME_TEST_TIMEOUT = 120_000;

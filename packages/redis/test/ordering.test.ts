@@ -1,4 +1,4 @@
-import { RedisFixture } from './support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('ordering on Redis', () => {
   let fixture: RedisFixture;

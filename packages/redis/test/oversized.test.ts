@@ -1,7 +1,7 @@
 import { TaskFailedError } from 'celeriac';
-import { captureLogs } from '../../celeriac/test/support/app';
-import { injectReady, rawMessage } from './support/inject';
-import { RedisFixture } from './support/redis-app';
+import { captureLogs } from '@celeriac/test-support';
+import { injectReady, rawMessage } from '@celeriac/test-support';
+import { RedisFixture } from '@celeriac/test-support';
 
 describe('a message over maxMessageSize, written straight into Redis', () => {
   let fixture: RedisFixture;

@@ -5,7 +5,7 @@
 import { Codec, type StoreEntry } from '@celeriac/core';
 import { RedisBackend, RedisConnection } from '@celeriac/redis';
 import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from './support/redis-app';
+import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 describe('RedisBackend.store', () => {
   const prefix = freshPrefix('record-store');

@@ -1,5 +1,5 @@
 import { TaskRevokedError } from 'celeriac';
-import { RedisFixture, untilAfter } from './support/redis-app';
+import { RedisFixture, untilAfter } from '@celeriac/test-support';
 
 describe('revoke, expiry and idempotent ids on Redis', () => {
   let fixture: RedisFixture;

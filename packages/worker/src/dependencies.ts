@@ -5,7 +5,7 @@
  */
 import { DependencyFailedError, type TaskRecord } from '@celeriac/core';
 import { isReadyState, type TaskMessage } from '@celeriac/core/internal';
-import type { RunContext } from './run-delivery';
+import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
 
 /** What became of a task's dependencies: all succeeded, one did not, or the wait was cut short. */
@@ -45,7 +45,7 @@ export async function awaitDependencies(run: RunContext, message: TaskMessage, s
 async function untilAllSucceedOrOneFails(run: RunContext, ids: readonly string[], stop: RunSignal): Promise<Array<TaskRecord | undefined>> {
   const done = new AbortController();
   const signal = AbortSignal.any([stop.signal, done.signal]);
-  const records: Array<TaskRecord | undefined> = new Array(ids.length);
+  const records = new Array<TaskRecord | undefined>(ids.length);
   try {
     await new Promise<void>((resolve, reject) => {
       let left = ids.length;

@@ -2,33 +2,12 @@
  * Takes one delivery from reservation to its end: decode, refuse what must not run (bad signature,
  * revoked, expired, unknown task), run, then store the outcome and ack, retry or dead-letter.
  */
-import { CeleriacError, InvalidMessageError, RecordsRefusedError, UnknownTaskError, WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry, type TaskRecord, type TaskState } from '@celeriac/core';
+import { CeleriacError, InvalidMessageError, RecordsRefusedError, UnknownTaskError, WorkerLostError, type Delivery, type RemoteError, type StoreEntry, type TaskRecord, type TaskState } from '@celeriac/core';
 import { continueFlow, logsAt, failFlow, type FlowContext, optionalMilliseconds, toRemoteError, type TaskDefinition, type TaskMessage } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
-import type { Logger } from './logger';
+import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
 import { successValue, type TaskJob, type TaskOutcome } from './run-task';
-import type { TaskRunner } from './runner';
-import type { Settler } from './settler';
-import type { WorkerApp } from './worker-app';
-
-/** What running a delivery needs from the worker. */
-export interface RunContext {
-  app: WorkerApp;
-  /** The broker, as the worker opened it (the app's getter refuses calls once the app is closing). */
-  broker: Broker;
-  settler: Settler;
-  runner: TaskRunner;
-  /** The worker's time limits for tasks that set none. */
-  limits: { timeLimit: number | undefined; softTimeLimit: number | undefined };
-  logger: Logger;
-  hostname: string;
-  isRevoked(id: string): boolean;
-  /** Called once the task function is done (or will not run), so its slot can take the next task. */
-  released(id: string): void;
-  /** Takes a slot again after `released` (a task that waited for its dependencies); resolves early if `stop` aborts. */
-  acquire(id: string, stop: RunSignal): Promise<void>;
-}
 
 /**
  * Runs one delivery to its end; throws only when settling failed (the lease then brings the task

@@ -3,8 +3,8 @@
  * settled in one tick goes out together. The acks follow once the records are stored, so a crash
  * in between re-runs the task rather than losing its result; and they leave in a write of their own,
  * after the event loop's next turn, so that the store that wakes the caller is all Redis has to do
- * first (an ack sent in the same write measured ~8 % slower round trips: Redis answers a write only
- * once it has run all of it). A STARTED record waits a few milliseconds: a task that ends sooner
+ * first (Redis answers a write only once it has run all of it; bench/README.md has the figures). A
+ * STARTED record waits a few milliseconds: a task that ends sooner
  * never needs it, which halves the writes of short tasks.
  */
 import { RecordsRefusedError, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
@@ -88,7 +88,7 @@ export class Settler {
   /** Resolves once the batch is written; rejects when it failed as a whole or `id`'s records were refused. */
   private wait(id?: string): Promise<void> {
     // Flushed on the next microtask: what settles in the same tick shares a batch. (Holding batches
-    // back while one is in flight measured slower: it delays acks and results more than it saves.)
+    // back while one is in flight delays acks and results more than it saves.)
     if (!this.batch) {
       let resolve!: () => void;
       let reject!: (error: unknown) => void;

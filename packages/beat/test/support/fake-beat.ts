@@ -40,7 +40,7 @@ export function cutOff(store: BeatStore, cut: { on: boolean }): BeatStore {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => (cut.on ? Promise.reject(new Error('connection lost')) : (value as (...params: unknown[]) => unknown).apply(target, args));
     },
-  }) as BeatStore;
+  });
 }
 
 /** What a fake-clock test works with. */

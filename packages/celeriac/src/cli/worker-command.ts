@@ -78,7 +78,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     },
     (signal) => {
       logger.warn({ signal }, `Received ${signal} again: stopping now; running tasks go back to the queue`);
-      worker.forceClose();
+      void worker.forceClose();
     },
   );
   await startOrExit(logger, app, 'worker', () => worker.start());

@@ -1,5 +1,5 @@
 import { TaskFailedError } from 'celeriac';
-import { injectReady, rawMessage } from '../../../redis/test/support/inject';
+import { injectReady, rawMessage } from '@celeriac/test-support';
 import { useE2e } from './support/worker-process';
 
 describe('celeriac worker: messages with a bad field, written straight into Redis', () => {

@@ -1,4 +1,4 @@
-import { RedisFixture } from '../../../redis/test/support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 import { BEAT_APP, runCli } from './support/beat-cli';
 
 describe('celeriac beat add: the task must exist', () => {

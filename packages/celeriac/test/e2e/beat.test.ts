@@ -66,7 +66,7 @@ describe('celeriac beat', () => {
     await beat.waitForLog((line) => line.msg === 'Entries changed: 0 entries now', 'the removal');
     const firedBefore = firedLines(beat, 'poll').length;
     expect(await cli('remove', 'poll')).toMatchObject({ code: 1, stderr: 'No runtime entry named poll\n' });
-    expect(JSON.parse((await cli('list', '--json')).stdout).entries).toEqual([]);
+    expect((JSON.parse((await cli('list', '--json')).stdout) as { entries: unknown[] }).entries).toEqual([]);
     expect(firedLines(beat, 'poll')).toHaveLength(firedBefore);
     expect(await fixture.redis().zcard(`${fixture.prefix}:{${fixture.prefix}:polls}:ready`)).toBe(firedBefore);
   });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { chain, chord, group, GroupResult, TaskFailedError, type AsyncResult, type Celeriac, type Signature } from 'celeriac';
-import type { RedisFixture } from '../../../redis/test/support/redis-app';
+import type { RedisFixture } from '@celeriac/test-support';
 import { useE2e, type WorkerProcess } from './support/worker-process';
 
 /** A partial signature of a fixture task (the caller does not import the worker's code). */

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from '../../../redis/test/support/redis-app';
+import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '../../../..');
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from '../../../redis/test/support/redis-app';
+import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '../../../..');
 const PACKAGES = ['celeriac', '@celeriac/core', '@celeriac/redis', '@celeriac/worker', '@celeriac/beat'];
@@ -139,11 +139,11 @@ describe('the packed packages, installed into a project of its own', () => {
     const started = spawn(join(project, 'node_modules/.bin/celeriac'), ['worker', '-A', './dist/tasks.js', '-c', '1', '--json-logs'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
     worker = started;
     const stderr: string[] = [];
-    createInterface({ input: started.stderr! }).on('line', (line) => stderr.push(line));
+    createInterface({ input: started.stderr }).on('line', (line) => stderr.push(line));
     const exited = new Promise<number | null>((resolveExit) => started.once('exit', (code) => resolveExit(code)));
     const messages: string[] = [];
     await new Promise<void>((resolveReady, rejectReady) => {
-      createInterface({ input: started.stdout! }).on('line', (line) => {
+      createInterface({ input: started.stdout }).on('line', (line) => {
         const message = line.startsWith('{') ? (JSON.parse(line) as { msg: string }).msg : line;
         messages.push(message);
         if (message.endsWith(' ready')) resolveReady();

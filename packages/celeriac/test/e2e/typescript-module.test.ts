@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RedisFixture } from '../../../redis/test/support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 import { WorkerProcess } from './support/worker-process';
 
 describe('celeriac worker -A with a TypeScript module', () => {

@@ -3,10 +3,10 @@
  * every task id chosen up front; task messages carry the part of the tree that runs after them, so
  * the worker that finishes a step publishes the next one and no coordinator is needed.
  */
-import type { ApplyOptions } from '../options';
+import type { CallOptions } from '../call-options';
 
 /** The call options a step carries: callbacks are nodes of their own, dependencies are ids. */
-export type StepOptions = Omit<ApplyOptions, 'link' | 'linkError' | 'dependsOn'> & { dependsOn?: string[] };
+export type StepOptions = CallOptions & { dependsOn?: string[] };
 
 /** One task call. Once frozen, `options.taskId` is set. */
 export interface TaskNode {

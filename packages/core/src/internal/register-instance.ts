@@ -33,7 +33,7 @@ export function registerInstance(instance: object, tasks: readonly string[] | un
   for (const { property, options } of methods) {
     const { name = `${className}.${property}`, ...taskOptions } = options;
     const method = (instance as Record<string, TaskFunction>)[property] as TaskFunction;
-    const handle = registerTask(name, method.bind(instance) as TaskFunction, taskOptions);
+    const handle = registerTask(name, method.bind(instance), taskOptions);
     if (!tasks || tasks.includes(property)) handles[property] = handle;
   }
   return tasks ? handles : guarded(handles, instance, className);

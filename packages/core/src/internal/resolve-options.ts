@@ -2,6 +2,7 @@
 import { toMilliseconds, type Duration } from '../duration';
 import { CeleriacError } from '../errors';
 import { APP_DEFAULTS, type CeleriacOptions, type ResolvedAppOptions } from '../options';
+import { MAX_RESULT_TTL_MS } from '../result-ttl-limit';
 
 /** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
 export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions {
@@ -34,12 +35,6 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
     revokeTtl: toMilliseconds(options.revokeTtl ?? APP_DEFAULTS.revokeTtl, 'revokeTtl'),
   };
 }
-
-/**
- * The longest result TTL, in ms: Redis refuses an expiry past its 64-bit clock, and a TTL past
- * 2^53 - 1 ms (about 285,000 years) no longer survives the trip through a number unchanged.
- */
-export const MAX_RESULT_TTL_MS = Number.MAX_SAFE_INTEGER;
 
 /** A `resultTtl` (app, task or call) in ms; throws `CELERIAC_INVALID_DURATION` or `..._OPTION` past the maximum. */
 export function resultTtlMilliseconds(value: Duration, what = 'resultTtl'): number {

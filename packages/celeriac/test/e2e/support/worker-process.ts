@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { RedisFixture } from '../../../../redis/test/support/redis-app';
+import { RedisFixture } from '@celeriac/test-support';
 import { childrenOf, processGroupOf } from './procs';
 
 const ROOT = resolve(__dirname, '../../../../..');

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { KeySpace } from '../../src/keys';
+import { KeySpace } from '@celeriac/redis';
 
 /** The JSON of a well-formed message of `task`, with `fields` over it (undefined removes a field). */
 export function rawMessage(task: string, args: unknown[], fields: Record<string, unknown> = {}): { id: string; body: string } {

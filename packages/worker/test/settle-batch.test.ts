@@ -3,10 +3,9 @@
  * of every task that ends in a tick in one batch, and Redis refuses some records (a TTL past its clock).
  */
 import { RecordsRefusedError, type Delivery, type StoreEntry } from '@celeriac/core';
-import { Settler } from '../../worker/src/settler';
-import { KeySpace } from '../src/keys';
-import { runScript } from '../src/scripts';
-import { RedisFixture } from './support/redis-app';
+import { KeySpace, runScript } from '@celeriac/redis';
+import { RedisFixture } from '@celeriac/test-support';
+import { Settler } from '../src/settler';
 
 describe('settling a batch with a record Redis refuses', () => {
   let fixture: RedisFixture;

@@ -1,0 +1,5 @@
+/** Helpers shared by the tests of every package (private: never published). */
+export { captureLogs, type LogEntry } from './capture-logs';
+export { deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
+export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
+export { injectReady, rawMessage } from './inject';

@@ -1,0 +1,25 @@
+/** What running a delivery needs from the worker: run-delivery.ts and dependencies.ts share it. */
+import type { Broker } from '@celeriac/core';
+import type { Logger } from './logger';
+import type { RunSignal } from './run-signal';
+import type { TaskRunner } from './runner';
+import type { Settler } from './settler';
+import type { WorkerApp } from './worker-app';
+
+/** What running a delivery needs from the worker. */
+export interface RunContext {
+  app: WorkerApp;
+  /** The broker, as the worker opened it (the app's getter refuses calls once the app is closing). */
+  broker: Broker;
+  settler: Settler;
+  runner: TaskRunner;
+  /** The worker's time limits for tasks that set none. */
+  limits: { timeLimit: number | undefined; softTimeLimit: number | undefined };
+  logger: Logger;
+  hostname: string;
+  isRevoked(id: string): boolean;
+  /** Called once the task function is done (or will not run), so its slot can take the next task. */
+  released(id: string): void;
+  /** Takes a slot again after `released` (a task that waited for its dependencies); resolves early if `stop` aborts. */
+  acquire(id: string, stop: RunSignal): Promise<void>;
+}
