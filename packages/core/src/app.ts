@@ -12,6 +12,8 @@ import type { Codec, CustomSerializer, JsonValue } from './codec';
 import type { MethodKeys, RegisteredTasks } from './decorator';
 import type { ErrorClass } from './error-types';
 import { CeleriacError } from './errors';
+import { AppEvents } from './events/app-events';
+import { FailedTasks } from './failed/failed-tasks';
 import { registerInstance } from './internal/register-instance';
 import { resolveAppOptions } from './internal/resolve-options';
 import { AppRuntime, unsupportedUrl } from './internal/runtime';
@@ -25,6 +27,8 @@ import { createTaskHandle, type TaskFunction, type TaskHandle } from './task';
 /** The Celeriac app without transports beyond `memory://`; use `Celeriac` from the `celeriac` package. */
 export class CeleriacCore {
   readonly #runtime: AppRuntime;
+  #events: AppEvents | undefined;
+  #failed: FailedTasks | undefined;
 
   constructor(options: CeleriacOptions = {}) {
     this.#runtime = new AppRuntime(resolveAppOptions(options), {
@@ -53,6 +57,24 @@ export class CeleriacCore {
   /** The result backend, connected on first use: records and change notices (see docs/results.md). */
   get backend(): ResultBackend {
     return this.#runtime.backend;
+  }
+
+  /** The event log: `stream()` tails it, `recent()` reads back (see docs/operations.md). */
+  get events(): AppEvents {
+    this.#events ??= new AppEvents(() => this.#runtime.backend);
+    return this.#events;
+  }
+
+  /** The failed-task registry: list, show, retry and discard tasks that failed for good. */
+  get failed(): FailedTasks {
+    const runtime = this.#runtime;
+    this.#failed ??= new FailedTasks(() => ({
+      broker: runtime.broker,
+      backend: runtime.backend,
+      decode: (body) => runtime.decode(body),
+      resend: (message) => runtime.publishMessage(message, true).sent,
+    }));
+    return this.#failed;
   }
 
   /**
@@ -156,8 +178,8 @@ export class CeleriacCore {
   }
 
   /** Creates the result backend for a URL; subclasses add schemes. */
-  protected createBackend(url: URL, _settings: BackendSettings, codec: Codec): ResultBackend {
-    if (url.protocol === 'memory:') return new MemoryBackend(codec);
+  protected createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
+    if (url.protocol === 'memory:') return new MemoryBackend(codec, settings.eventsMaxLength);
     throw unsupportedUrl(url, 'backend', this.supportedSchemes());
   }
 
