@@ -51,7 +51,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   // Not `this.broker`: close() flushes pending publishes after the app is marked closed.
   private readonly publisher = new Publisher(
     () => this.connectBroker(),
-    (events) => this.emitEvents(events),
+    (events) => void this.emitEvents(events),
   );
   private readonly closeables = new Set<Closeable>();
   private closing: Promise<void> | undefined;
@@ -134,14 +134,14 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
    * Appends events to the log, never failing the caller: events are a view of what happened, and a
    * lost one must not fail the task or publish it describes.
    */
-  emitEvents(events: readonly CeleriacEvent[]): void {
-    if (events.length === 0) return;
+  emitEvents(events: readonly CeleriacEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
     try {
       // Closing flushes the last publishes: their events go to the backend if it is still open.
       const backend = this.closed ? this.backendInstance : this.backend;
-      void backend?.events?.append(events).catch(() => undefined);
+      return backend?.events?.append(events).catch(() => undefined) ?? Promise.resolve();
     } catch {
-      // closing
+      return Promise.resolve(); // closing
     }
   }
 
