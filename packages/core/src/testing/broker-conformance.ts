@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BrokerSettings } from '../broker';
 import type { BrokerFactory, OpenBroker } from './broker/harness';
+import { failedCases } from './broker/failed-cases';
 import { leaseCases } from './broker/lease-cases';
 import { queueCases } from './broker/queue-cases';
 import { revokeCases } from './broker/revoke-cases';
@@ -34,5 +35,6 @@ export function runBrokerConformance(name: string, factory: BrokerFactory): void
     describe('requeue and dead letters', () => settleCases(open));
     describe('leases', () => leaseCases(open));
     describe('revocations', () => revokeCases(open));
+    describe('failed-task registry', () => failedCases(open));
   });
 }
