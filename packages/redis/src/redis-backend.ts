@@ -83,10 +83,11 @@ export class RedisBackend implements ResultBackend {
     // than the commands themselves, and this runs for every batch a worker settles.
     const { client } = this.connection;
     const writes = corked(client, () => [
+      // Events first: whoever a notice below wakes finds them in the log already.
+      ...this.events.add(events),
       ...storeCalls(client, sets, refused),
       ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
       ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
-      ...this.events.add(events),
     ]);
     await Promise.all(writes).catch((error: unknown) => {
       throw isNoPermission(error) ? noPermission(error, 'store task records and announce them on their channels') : error;

@@ -4,6 +4,8 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { beatCommand } from './beat-command';
 import { deadCommand } from './dead-command';
+import { eventsCommand } from './events-command';
+import { failedCommand } from './failed-command';
 import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
@@ -11,7 +13,9 @@ const program = new Command('celeriac')
   .version((require('../../package.json') as { version: string }).version)
   .addCommand(workerCommand())
   .addCommand(beatCommand())
-  .addCommand(deadCommand());
+  .addCommand(deadCommand())
+  .addCommand(eventsCommand())
+  .addCommand(failedCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
