@@ -1,6 +1,6 @@
 /**
  * `celeriac events`: tails the app's event log, one line per event (coloured on a terminal, JSON
- * lines with `--json`), from now or from `--since`, until interrupted.
+ * lines with `--json`), from now or from `--since`, until interrupted (or caught up, with `--no-follow`).
  */
 import { EVENT_TYPES, type CeleriacEventType, type StoredEvent } from '@celeriac/core';
 import { Command, InvalidArgumentError } from 'commander';
@@ -14,6 +14,7 @@ interface EventsFlags {
   type?: CeleriacEventType[];
   task?: string;
   json?: boolean;
+  follow: boolean;
 }
 
 /** `celeriac events`. */
@@ -25,6 +26,7 @@ export function eventsCommand(): Command {
     .option('--type <types>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`, eventTypes)
     .option('--task <id>', 'only the events of this task')
     .option('--json', 'print each event as a JSON line')
+    .option('--no-follow', 'exit once the events so far are printed, instead of waiting for more')
     .action((flags: EventsFlags) =>
       withApp(loadAppOrExit(flags.app, createLogger({ level: 'warn', json: false, name: 'events' })), async (app) => {
         const controller = new AbortController();
@@ -36,7 +38,7 @@ export function eventsCommand(): Command {
         const colour = !flags.json && process.stdout.isTTY === true;
         try {
           const filter = { ...(flags.type ? { type: flags.type } : {}), ...(flags.task !== undefined ? { task: flags.task } : {}) };
-          for await (const event of app.events.stream({ ...filter, ...(flags.since !== undefined ? { since: flags.since } : {}), signal: controller.signal })) {
+          for await (const event of app.events.stream({ ...filter, ...(flags.since !== undefined ? { since: flags.since } : {}), signal: controller.signal, follow: flags.follow })) {
             process.stdout.write(`${flags.json ? JSON.stringify(event) : formatEvent(event, colour)}\n`);
           }
         } finally {

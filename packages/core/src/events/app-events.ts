@@ -31,6 +31,11 @@ export interface EventStreamOptions extends EventFilter {
   readonly since?: string | Duration | Date;
   /** Ends the stream. */
   readonly signal?: AbortSignal;
+  /**
+   * Wait for new events once caught up; `false` ends the stream there instead.
+   * @defaultValue `true`
+   */
+  readonly follow?: boolean;
 }
 
 /** Options of {@link AppEvents.recent}. */
@@ -52,12 +57,14 @@ export class AppEvents {
     const { signal } = options;
     const keep = matcher(options);
     let cursor = await this.cursorOf(log, options.since);
+    const follow = options.follow ?? true;
     while (signal?.aborted !== true) {
-      const events = await log.read(cursor, { count: PAGE, block: BLOCK_MS, ...(signal ? { signal } : {}) });
+      const events = await log.read(cursor, { count: PAGE, block: follow ? BLOCK_MS : 0, ...(signal ? { signal } : {}) });
       for (const event of events) {
         cursor = event.eventId;
         if (keep(event)) yield event;
       }
+      if (!follow && events.length < PAGE) return;
     }
   }
 
