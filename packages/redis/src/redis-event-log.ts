@@ -1,7 +1,9 @@
 /**
  * The event log on Redis: one stream per app (`<prefix>:{<prefix>}:events`), capped with
- * `MAXLEN ~`. Writers add their XADDs to a write already going out (see `xaddArgs`); readers block
- * in XREAD on a connection of their own, so a tail waits without polling.
+ * `MAXLEN ~`. Each write adds one entry holding all of its events (a JSON array under `e`), so a
+ * worker's batch of a hundred settled tasks costs one XADD, in the write already going out with
+ * their records (see `add`). An event's id is its entry's id and its index there (`<ms>-<seq>.<i>`).
+ * Readers block in XREAD on a connection of their own, so a tail waits without polling.
  */
 import type { CeleriacEvent, EventLog, EventReadOptions, StoredEvent } from '@celeriac/core';
 import type { RedisConnection } from './connection';
@@ -20,25 +22,26 @@ export class RedisEventLog implements EventLog {
     private readonly maxLength: number,
   ) {}
 
-  /** Issues the XADDs of `events` on the command client (inside a caller's corked write, they join it). */
+  /** Issues the XADD of `events` on the command client (inside a caller's corked write, it joins it). */
   add(events: readonly CeleriacEvent[]): Array<Promise<unknown>> {
-    const { client } = this.connection;
-    return events.map((event) => client.xadd(this.keys.events, 'MAXLEN', '~', this.maxLength, '*', 'e', JSON.stringify(event)));
+    if (events.length === 0) return [];
+    return [this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', this.maxLength, '*', 'e', JSON.stringify(events))];
   }
 
   async append(events: readonly CeleriacEvent[]): Promise<void> {
-    if (events.length === 0) return;
     await Promise.all(corked(this.connection.client, () => this.add(events))).catch((error: unknown) => {
       throw unavailable(error, 'append events', this.connection);
     });
   }
 
   async read(after: string, options: EventReadOptions): Promise<StoredEvent[]> {
-    if (options.block <= 0) {
-      const reply = (await this.connection.client.xread('COUNT', options.count, 'STREAMS', this.keys.events, after).catch((error: unknown) => {
-        throw unavailable(error, 'read events', this.connection);
-      })) as Array<[string, StreamEntry[]]> | null;
-      return parse(reply?.[0]?.[1] ?? []);
+    const { entry, index } = cursorOf(after);
+    // The rest of a partly read entry first, then the entries after it.
+    const rest = index === undefined ? [] : expand(await this.command(() => this.connection.client.xrange(this.keys.events, entry, entry))).filter((event) => indexOf(event) > index);
+    const block = rest.length > 0 ? 0 : options.block;
+    if (block <= 0) {
+      const reply = await this.command(() => this.connection.client.xread('COUNT', options.count, 'STREAMS', this.keys.events, entry) as Promise<Array<[string, StreamEntry[]]> | null>);
+      return [...rest, ...expand(reply?.[0]?.[1] ?? [])];
     }
     const { signal } = options;
     if (signal?.aborted) return [];
@@ -48,8 +51,8 @@ export class RedisEventLog implements EventLog {
       await blocking.ready();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return [];
-      const reply = (await blocking.client.xread('COUNT', options.count, 'BLOCK', options.block, 'STREAMS', this.keys.events, after)) as Array<[string, StreamEntry[]]> | null;
-      return parse(reply?.[0]?.[1] ?? []);
+      const reply = (await blocking.client.xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry)) as Array<[string, StreamEntry[]]> | null;
+      return expand(reply?.[0]?.[1] ?? []);
     } catch (error) {
       if (signal?.aborted) return [];
       throw unavailable(error, 'read events', this.connection);
@@ -61,31 +64,55 @@ export class RedisEventLog implements EventLog {
 
   async recent(limit: number, before?: string): Promise<StoredEvent[]> {
     if (limit <= 0) return [];
-    const entries = (await this.connection.client.xrevrange(this.keys.events, before === undefined ? '+' : `(${before}`, '-', 'COUNT', limit).catch((error: unknown) => {
-      throw unavailable(error, 'read events', this.connection);
-    })) as StreamEntry[];
-    return parse(entries.reverse());
+    const end = before === undefined ? undefined : cursorOf(before);
+    // Each entry holds at least one event: `limit` entries hold enough.
+    const entries = await this.command(() => this.connection.client.xrevrange(this.keys.events, end?.entry ?? '+', '-', 'COUNT', limit));
+    const events = expand(entries.reverse()).filter((event) => end === undefined || isBefore(event.eventId, end));
+    return events.slice(-limit);
   }
 
   async lastId(): Promise<string> {
-    const entries = (await this.connection.client.xrevrange(this.keys.events, '+', '-', 'COUNT', 1).catch((error: unknown) => {
+    const entries = await this.command(() => this.connection.client.xrevrange(this.keys.events, '+', '-', 'COUNT', 1));
+    return expand(entries).at(-1)?.eventId ?? '0-0';
+  }
+
+  private command<T>(run: () => Promise<T>): Promise<T> {
+    return run().catch((error: unknown) => {
       throw unavailable(error, 'read events', this.connection);
-    })) as StreamEntry[];
-    return entries[0]?.[0] ?? '0-0';
+    });
   }
 }
 
-/** Entries to events; an entry something else wrote, that does not parse, is skipped. */
-function parse(entries: readonly StreamEntry[]): StoredEvent[] {
+/** An event id (or a stream id, for a cursor before a time) split into its entry and index. */
+function cursorOf(id: string): { entry: string; index: number | undefined } {
+  const dot = id.indexOf('.');
+  return dot < 0 ? { entry: id, index: undefined } : { entry: id.slice(0, dot), index: Number(id.slice(dot + 1)) };
+}
+
+function indexOf(event: StoredEvent): number {
+  return cursorOf(event.eventId).index ?? 0;
+}
+
+function isBefore(id: string, end: { entry: string; index: number | undefined }): boolean {
+  const { entry } = cursorOf(id);
+  if (entry !== end.entry) return true; // XREVRANGE from end.entry: every other entry is older
+  return end.index !== undefined && (cursorOf(id).index ?? 0) < end.index;
+}
+
+/** Entries to events; anything in the stream that is not an event of ours is skipped. */
+function expand(entries: readonly StreamEntry[]): StoredEvent[] {
   const events: StoredEvent[] = [];
-  for (const [eventId, fields] of entries) {
-    const index = fields.indexOf('e');
+  for (const [entryId, fields] of entries) {
+    let parsed: unknown;
     try {
-      const event = JSON.parse(fields[index + 1] ?? '') as CeleriacEvent;
-      if (typeof event === 'object' && event !== null && typeof event.type === 'string') events.push({ ...event, eventId });
+      parsed = JSON.parse(fields[fields.indexOf('e') + 1] ?? '');
     } catch {
-      // not an event of ours
+      continue;
     }
+    const list: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+    list.forEach((event, index) => {
+      if (typeof event === 'object' && event !== null && typeof (event as { type?: unknown }).type === 'string') events.push({ ...(event as CeleriacEvent), eventId: `${entryId}.${index}` });
+    });
   }
   return events;
 }

@@ -93,7 +93,7 @@ export class AppEvents {
   private async cursorOf(log: EventLog, since: EventStreamOptions['since']): Promise<string> {
     if (since === undefined) return log.lastId();
     if (since instanceof Date) return eventIdBefore(since.getTime());
-    if (typeof since === 'string' && /^\d+-\d+$/.test(since)) return since;
+    if (typeof since === 'string' && /^\d+-\d+(\.\d+)?$/.test(since)) return since;
     return eventIdBefore(Date.now() - toMilliseconds(since as Duration, 'since'));
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The EventLog interface: the app's capped, ordered log of events. Ids are `<epoch ms>-<sequence>`
- * (as Redis Streams make them) and grow with time, so a reader resumes after the last id it saw.
+ * The EventLog interface: the app's capped, ordered log of events. Ids start with
+ * `<epoch ms>-<sequence>` (as Redis Streams make them; Redis adds `.<index>` within a write) and grow
+ * with time, so a reader resumes after the last id it saw; `<ms>-<seq>` alone is a valid cursor.
  */
 import type { CeleriacEvent, StoredEvent } from './event-types';
 
