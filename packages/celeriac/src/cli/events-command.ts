@@ -77,14 +77,14 @@ export function formatEvent(event: StoredEvent, colour: boolean): string {
 }
 
 function describe(event: StoredEvent): string {
-  const where = event.hostname ? ` on ${event.hostname}:${event.pid}` : '';
+  const where = event.hostname ? ` on ${event.hostname}` : '';
   switch (event.type) {
     case 'worker-online':
-      return `${event.hostname}:${event.pid} pool=${event.pool} concurrency=${event.concurrency} queues=${event.queues.join(',')}`;
+      return `${event.hostname} pid=${event.pid} pool=${event.pool} concurrency=${event.concurrency} queues=${event.queues.join(',')}`;
     case 'worker-heartbeat':
-      return `${event.hostname}:${event.pid} active=${event.active} processed=${event.processed} load=${event.load.map((n) => n.toFixed(2)).join(',')} rss=${Math.round(event.rss / 1_048_576)}MiB`;
+      return `${event.hostname} pid=${event.pid} active=${event.active} processed=${event.processed} load=${event.load.map((n) => n.toFixed(2)).join(',')} rss=${Math.round(event.rss / 1_048_576)}MiB`;
     case 'worker-offline':
-      return `${event.hostname}:${event.pid} processed=${event.processed}`;
+      return `${event.hostname} pid=${event.pid} processed=${event.processed}`;
     default: {
       const head = `${event.task ?? '?'}[${event.taskId}] queue=${event.queue}${where}`;
       switch (event.type) {
