@@ -11,7 +11,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 /** Every key of the example starts with this; the demo sets a fresh one per run. */
 export const PREFIX = process.env.CELERIAC_EXAMPLE_PREFIX ?? 'celeriac-example-operations';
 
-export const app = new Celeriac({ broker: REDIS_URL, prefix: PREFIX });
+// events: true keeps the event log that `celeriac events` reads (it is off by default).
+export const app = new Celeriac({ broker: REDIS_URL, prefix: PREFIX, events: true });
 
 /** The key that says a product is in stock (the demo sets it before retrying the failed task). */
 export function stockKey(product: string): string {

@@ -66,8 +66,8 @@ export interface CeleriacOptions {
    */
   revokeTtl?: Duration;
   /**
-   * The event log (see docs/operations.md): `false` turns it off; an object tunes it.
-   * @defaultValue on, without payloads, capped at 100,000 events
+   * The event log (see docs/operations.md): `true` turns it on (as Celery's `-E`); an object tunes it.
+   * @defaultValue off (its measured cost is in bench/README.md); when on: no payloads, 100,000 entries
    */
   events?: boolean | EventOptions;
   /**
@@ -86,7 +86,7 @@ export interface CeleriacOptions {
 export interface EventOptions {
   /**
    * Emit events.
-   * @defaultValue `true`
+   * @defaultValue `true` when `events` is an object, else `events` itself (default `false`)
    */
   enabled?: boolean;
   /**
@@ -242,7 +242,7 @@ export const APP_DEFAULTS = {
   maxMessageSize: 1_048_576,
   signatureMaxAge: '7d',
   revokeTtl: '1d',
-  events: { enabled: true, payloads: false, payloadLimit: 1024, maxLength: 100_000 },
+  events: { enabled: false, payloads: false, payloadLimit: 1024, maxLength: 100_000 },
   failedTtl: '7d',
   failedLimit: 10_000,
 } as const satisfies CeleriacOptions;

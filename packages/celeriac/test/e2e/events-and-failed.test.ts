@@ -34,7 +34,8 @@ describe('events and the failed-task registry', () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'inline']);
     await worker.ready();
-    const app = fixture.app();
+    // Events are off by default: the sender turns them on as the worker's app module does.
+    const app = fixture.app({ events: true });
     const result = app.sendTask<number>('e2e.add', [2, 3]);
     await expect(result).resolves.toBe(5);
 

@@ -39,9 +39,10 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
 }
 
 function resolveEventOptions(events: CeleriacOptions['events']): ResolvedAppOptions['events'] {
+  // `events: { payloads: true }` turns them on too: asking for a detail of events means wanting them.
   const given = typeof events === 'object' && events !== null ? events : { enabled: events ?? APP_DEFAULTS.events.enabled };
   return {
-    enabled: given.enabled ?? APP_DEFAULTS.events.enabled,
+    enabled: given.enabled ?? true,
     payloads: given.payloads ?? APP_DEFAULTS.events.payloads,
     payloadLimit: positiveInteger('events.payloadLimit', given.payloadLimit ?? APP_DEFAULTS.events.payloadLimit),
     maxLength: positiveInteger('events.maxLength', given.maxLength ?? APP_DEFAULTS.events.maxLength),
