@@ -13,7 +13,7 @@ export type StopWorker = () => Promise<void>;
 export async function startRoundTripWorker(library: string, url: string, prefix: string): Promise<StopWorker> {
   switch (library) {
     case 'celeriac': {
-      const app = new Celeriac({ broker: url, prefix });
+      const app = new Celeriac({ broker: url, prefix, events: process.env.BENCH_EVENTS === 'on' });
       app.task('bench.noop', (i: number) => i);
       await app.worker({ concurrency: 1 }).start();
       return () => app.close();

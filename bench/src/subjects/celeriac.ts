@@ -5,7 +5,8 @@ import { timed, type Subject } from '../subject';
 
 /** Builds the Celeriac subject. */
 export function celeriacSubject(url: string, prefix: string): Subject {
-  const app = new Celeriac({ broker: url, prefix });
+  // BENCH_EVENTS=on measures the event log's cost (see README).
+  const app = new Celeriac({ broker: url, prefix, events: process.env.BENCH_EVENTS === 'on' });
   let onDone: (() => void) | undefined;
   const noop = app.task('bench.noop', (i: number) => i, { onSuccess: () => onDone?.() });
   let worker: Worker | undefined;

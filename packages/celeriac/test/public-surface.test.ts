@@ -15,6 +15,7 @@ function expectType<T extends true>(): T | undefined {
 }
 
 const CORE_VALUES = [
+  'AppEvents',
   'AsyncResult',
   'BrokerUnavailableError',
   'CeleriacCore',
@@ -24,6 +25,8 @@ const CORE_VALUES = [
   'ChordError',
   'Codec',
   'DependencyFailedError',
+  'EVENT_TYPES',
+  'FailedTasks',
   'Group',
   'GroupResult',
   'InvalidMessageError',
@@ -71,6 +74,8 @@ type CoreMembers =
   | 'registerType'
   | 'registerError'
   | 'registerSerializer'
+  | 'events'
+  | 'failed'
   | 'closed'
   | 'close';
 

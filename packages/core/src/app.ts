@@ -14,6 +14,8 @@ import { Queues } from './control/queues-api';
 import type { MethodKeys, RegisteredTasks } from './decorator';
 import type { ErrorClass } from './error-types';
 import { CeleriacError } from './errors';
+import { AppEvents } from './events/app-events';
+import { FailedTasks } from './failed/failed-tasks';
 import { registerInstance } from './internal/register-instance';
 import { resolveAppOptions } from './internal/resolve-options';
 import { AppRuntime, unsupportedUrl } from './internal/runtime';
@@ -29,6 +31,8 @@ export class CeleriacCore {
   readonly #runtime: AppRuntime;
   #control: Control | undefined;
   #queues: Queues | undefined;
+  #events: AppEvents | undefined;
+  #failed: FailedTasks | undefined;
 
   constructor(options: CeleriacOptions = {}) {
     this.#runtime = new AppRuntime(resolveAppOptions(options), {
@@ -69,6 +73,24 @@ export class CeleriacCore {
   get queues(): Queues {
     this.#queues ??= new Queues(() => this.#runtime.broker, (queue) => this.purge(queue));
     return this.#queues;
+  }
+
+  /** The event log: `stream()` tails it, `recent()` reads back (see docs/operations.md). */
+  get events(): AppEvents {
+    this.#events ??= new AppEvents(() => this.#runtime.backend);
+    return this.#events;
+  }
+
+  /** The failed-task registry: list, show, retry and discard tasks that failed for good. */
+  get failed(): FailedTasks {
+    const runtime = this.#runtime;
+    this.#failed ??= new FailedTasks(() => ({
+      broker: runtime.broker,
+      backend: runtime.backend,
+      decode: (body) => runtime.decode(body),
+      resend: (message) => runtime.publishMessage(message, true).sent,
+    }));
+    return this.#failed;
   }
 
   /**
@@ -172,8 +194,8 @@ export class CeleriacCore {
   }
 
   /** Creates the result backend for a URL; subclasses add schemes. */
-  protected createBackend(url: URL, _settings: BackendSettings, codec: Codec): ResultBackend {
-    if (url.protocol === 'memory:') return new MemoryBackend(codec);
+  protected createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
+    if (url.protocol === 'memory:') return new MemoryBackend(codec, settings.eventsMaxLength);
     throw unsupportedUrl(url, 'backend', this.supportedSchemes());
   }
 

@@ -2,7 +2,9 @@
  * The ResultBackend interface: where task states, results and errors live until their TTL passes,
  * and how callers learn, without polling, that a task finished.
  */
-import type { RemoteError } from './errors';
+import type { RecordsRefusedError, RemoteError } from './errors';
+import type { EventLog } from './events/event-log';
+import type { CeleriacEvent } from './events/event-types';
 import type { TaskState } from './states';
 
 /** What the backend knows about one task. */
@@ -73,6 +75,8 @@ export interface BackendSettings {
   readonly prefix: string;
   /** This client's notification channel name; messages carry it as `replyTo`. */
   readonly clientId: string;
+  /** Most events the event log keeps (approximately: older ones are trimmed in blocks). */
+  readonly eventsMaxLength?: number;
 }
 
 /**
@@ -83,9 +87,12 @@ export interface ResultBackend {
   /**
    * Stores records in order. Ready states (SUCCESS, FAILURE, REVOKED) wake waiters. A record the
    * store refuses (a TTL it cannot keep, a value that does not encode) fails alone: the others are
-   * stored, and the call rejects with a `RecordsRefusedError` naming the refused tasks.
+   * stored, and the call rejects with a {@link RecordsRefusedError} naming the refused tasks.
+   * `events` are appended to the event log in the same write (a backend without a log drops them).
    */
-  store(entries: readonly StoreEntry[]): Promise<void>;
+  store(entries: readonly StoreEntry[], events?: readonly CeleriacEvent[]): Promise<void>;
+  /** The app's event log, when this backend keeps one. */
+  readonly events?: EventLog;
   /** The latest record of a task, or undefined when none is stored (PENDING or expired). */
   get(id: string): Promise<TaskRecord | undefined>;
   /** Many records at once, in the order of `ids`. */

@@ -11,6 +11,7 @@
  *                                               (deliveries++)    └── deadLetter ──► dead
  */
 import type { ControlTransport } from './control/control-types';
+import type { RemoteError } from './errors';
 import type { Envelope } from './message';
 
 /** What happened to one published envelope. */
@@ -40,6 +41,26 @@ export interface DeadLetter {
    * `body`), and it cannot be requeued.
    */
   readonly size?: number;
+}
+
+/** Why a task failed for good, recorded with its ack in the failed-task registry. */
+export interface Failure {
+  /** The task name. */
+  readonly task: string;
+  /** The error of its last run, with its stack. */
+  readonly error: RemoteError;
+  /** Runs it made (retries + 1). */
+  readonly attempts: number;
+}
+
+/** A task kept in the failed-task registry: its message, as last published, and why it failed. */
+export interface FailedTask extends Failure {
+  readonly id: string;
+  readonly queue: string;
+  /** The encoded message of its last run. */
+  readonly body: string;
+  /** Epoch ms when it failed. */
+  readonly at: number;
 }
 
 /** What a lease sweep did: lapsed messages returned to their queue, or dead-lettered. */
@@ -81,6 +102,10 @@ export interface BrokerSettings {
   readonly revokeTtl: number;
   /** A dead letter keeps a body up to this many bytes whole, and only a preview of a larger one. */
   readonly maxMessageSize?: number;
+  /** How long failed tasks stay in the failed-task registry, in ms (0: not kept). */
+  readonly failedTtl?: number;
+  /** Most failed tasks kept per queue. */
+  readonly failedLimit?: number;
 }
 
 /**
@@ -110,8 +135,19 @@ export interface Broker extends Partial<ControlTransport> {
    * straight to `waitAndReserve` (a message published since wakes it at once).
    */
   drained?(queues: readonly string[]): boolean;
-  /** Settles leased messages as done. */
-  ack(deliveries: readonly Delivery[]): Promise<void>;
+  /**
+   * Settles leased messages as done. Those named in `failures` failed for good: in the same atomic
+   * step they go into the failed-task registry (kept `failedTtl`, at most `failedLimit` a queue).
+   */
+  ack(deliveries: readonly Delivery[], failures?: ReadonlyMap<string, Failure>): Promise<void>;
+  /** Lists the failed-task registry of a queue, newest first (expired entries are left out). */
+  listFailed?(queue: string, options?: { offset?: number; limit?: number }): Promise<FailedTask[]>;
+  /** The registry entries of these ids in a queue, in the order of `ids` (undefined where absent). */
+  getFailed?(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>>;
+  /** Removes entries from a queue's registry: those of `ids`, or all when left out. Returns how many went. */
+  discardFailed?(queue: string, ids?: readonly string[]): Promise<number>;
+  /** The names of the queues ever published to. */
+  queueNames?(): Promise<string[]>;
   /**
    * Returns a leased message to its queue, after `delay` ms, optionally with a new body (a retry
    * raises its counter). A requeue does not count as a lost delivery.

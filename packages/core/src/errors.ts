@@ -34,7 +34,9 @@ export type CeleriacErrorCode =
   | 'CELERIAC_INVALID_CANVAS'
   | 'CELERIAC_CHORD_FAILED'
   | 'CELERIAC_DEPENDENCY_FAILED'
-  | 'CELERIAC_NO_REPLY';
+  | 'CELERIAC_NO_REPLY'
+  | 'CELERIAC_NO_EVENT_LOG'
+  | 'CELERIAC_NO_FAILED_REGISTRY';
 
 /** Base class of every error Celeriac throws; branch on `code`. */
 export class CeleriacError extends Error {

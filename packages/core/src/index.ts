@@ -17,6 +17,8 @@ export type {
   BrokerSettings,
   DeadLetter,
   Delivery,
+  FailedTask,
+  Failure,
   PublishOutcome,
   PurgedMessage,
   QueueStats,
@@ -52,6 +54,10 @@ export {
   type CeleriacErrorCode,
   type RemoteError,
 } from './errors';
+export type { EventLog, EventReadOptions } from './events/event-log';
+export { EVENT_TYPES, type CeleriacEvent, type CeleriacEventType, type EventError, type StoredEvent, type TaskEvent, type TaskEventFields, type WorkerEvent, type WorkerEventFields } from './events/event-types';
+export { AppEvents, type EventFilter, type EventStreamOptions, type RecentEventsOptions } from './events/app-events';
+export { FailedTasks, type FailedSelection } from './failed/failed-tasks';
 export type { Logger, LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
@@ -64,6 +70,7 @@ export type {
   CeleriacOptions,
   Dependency,
   ErrorMatcher,
+  EventOptions,
   ResolvedAppOptions,
   TaskOptions,
 } from './options';

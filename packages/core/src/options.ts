@@ -66,6 +66,45 @@ export interface CeleriacOptions {
    * @defaultValue `'1d'`
    */
   revokeTtl?: Duration;
+  /**
+   * The event log (see docs/operations.md): `true` turns it on (as Celery's `-E`); an object tunes it.
+   * @defaultValue off (its measured cost is in bench/README.md); when on: no payloads, 100,000 entries
+   */
+  events?: boolean | EventOptions;
+  /**
+   * How long tasks that failed for good stay in the failed-task registry (`app.failed`); `0` keeps none.
+   * @defaultValue `'7d'`
+   */
+  failedTtl?: Duration;
+  /**
+   * Most failed tasks kept per queue; the oldest go first.
+   * @defaultValue `10_000`
+   */
+  failedLimit?: number;
+}
+
+/** Options of the event log. */
+export interface EventOptions {
+  /**
+   * Emit events.
+   * @defaultValue `true` when `events` is an object, else `events` itself (default `false`)
+   */
+  enabled?: boolean;
+  /**
+   * Include task arguments and results (they may hold private data), cut to `payloadLimit`.
+   * @defaultValue `false`
+   */
+  payloads?: boolean;
+  /**
+   * Most characters of an argument list or result in an event.
+   * @defaultValue `1024`
+   */
+  payloadLimit?: number;
+  /**
+   * Most events kept (older ones are trimmed, approximately).
+   * @defaultValue `100_000`
+   */
+  maxLength?: number;
 }
 
 /** Matches errors for `autoretryFor`: an error class, or an error name. */
@@ -164,6 +203,9 @@ export interface ResolvedAppOptions {
   signatureMaxAge: number;
   maxMessageSize: number;
   revokeTtl: number;
+  events: Required<EventOptions>;
+  failedTtl: number;
+  failedLimit: number;
 }
 
 /** Defaults of {@link CeleriacOptions}. */
@@ -177,6 +219,9 @@ export const APP_DEFAULTS = {
   maxMessageSize: 1_048_576,
   signatureMaxAge: '7d',
   revokeTtl: '1d',
+  events: { enabled: false, payloads: false, payloadLimit: 1024, maxLength: 100_000 },
+  failedTtl: '7d',
+  failedLimit: 10_000,
 } as const satisfies CeleriacOptions;
 
 /** Defaults of {@link TaskOptions}. */

@@ -12,6 +12,8 @@
  *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
  *   dead       ZSET  id -> time dead-lettered
  *   dead-info  HASH  id -> JSON { body, reason, at, priority }
+ *   failed     ZSET  id -> time it failed for good              the failed-task registry
+ *   failed-info HASH body:<id> -> encoded message, info:<id> -> JSON { task, error, attempts }
  *
  * App-wide (hash tag `{<prefix>}`):
  *   queues     SET   names of queues ever published to (for revoke and inspection)
@@ -19,6 +21,7 @@
  *   revoked-info HASH id -> JSON revocation (terminate flag, reason), pruned with `revoked`
  *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
  *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
+ *   events     STREAM the event log, capped with MAXLEN ~ (one entry a write: e -> JSON array of events)
  *   group:<id>  STRING bitmap of finished group members (one bit each), with a TTL
  *
  * Beat, the periodic-task scheduler (hash tag `{<prefix>}`, so its scripts touch one slot):
@@ -75,6 +78,17 @@ export class KeySpace {
       dead: `${base}:dead`,
       deadInfo: `${base}:dead-info`,
     };
+  }
+
+  /** The failed-task registry of a queue (same hash tag as its other keys). */
+  failed(name: string): { failed: string; failedInfo: string } {
+    const base = `${this.prefix}:{${this.prefix}:${name}}`;
+    return { failed: `${base}:failed`, failedInfo: `${base}:failed-info` };
+  }
+
+  /** The app's event log. */
+  get events(): string {
+    return `${this.prefix}:{${this.prefix}}:events`;
   }
 
   /** The set of queue names. */

@@ -3,11 +3,12 @@
  * pub/sub: records of tasks a client sent go straight to that client's reply channel (no extra
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
-import { CeleriacError, MAX_RESULT_TTL_MS, RecordsRefusedError, type BackendSettings, type ChangeSubscription, type Codec, type GroupProgress, type ResultBackend, type StoreEntry, type TaskRecord, type WaitOptions } from '@celeriac/core';
+import { CeleriacError, MAX_RESULT_TTL_MS, RecordsRefusedError, type BackendSettings, type CeleriacEvent, type ChangeSubscription, type Codec, type GroupProgress, type ResultBackend, type StoreEntry, type TaskRecord, type WaitOptions } from '@celeriac/core';
 import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
 import { ReplyError, type Redis } from 'ioredis';
 import { BatchedReads } from './batched-reads';
 import { RecentNotices } from './recent-notices';
+import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { runScript } from './scripts';
@@ -31,6 +32,8 @@ export class RedisBackend implements ResultBackend {
   private readonly recent = new RecentNotices();
   /** Reads of single records made in one tick go out as one MGET. */
   private readonly reads = new BatchedReads((ids) => this.getMany(ids));
+  /** The app's event log, a stream beside the records. */
+  readonly events: RedisEventLog;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -38,10 +41,11 @@ export class RedisBackend implements ResultBackend {
     private readonly codec: Codec,
   ) {
     this.keys = new KeySpace(settings.prefix);
+    this.events = new RedisEventLog(connection, this.keys, settings.eventsMaxLength ?? 100_000);
     connection.retain();
   }
 
-  async store(entries: readonly StoreEntry[]): Promise<void> {
+  async store(entries: readonly StoreEntry[], events: readonly CeleriacEvent[] = []): Promise<void> {
     // Within one batch only the last record of a task is written (e.g. STARTED then SUCCESS), but
     // the sender hears of every state.
     const latest = new Map<string, StoreEntry>();
@@ -85,6 +89,8 @@ export class RedisBackend implements ResultBackend {
     // than the commands themselves, and this runs for every batch a worker settles.
     const { client } = this.connection;
     const writes = corked(client, () => [
+      // Events first: whoever a notice below wakes finds them in the log already.
+      ...this.events.add(events),
       ...storeCalls(client, sets, refused),
       ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
       ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),

@@ -11,6 +11,8 @@ import {
   type DeadLetter,
   type Delivery,
   type Envelope,
+  type FailedTask,
+  type Failure,
   type PublishOutcome,
   type PurgedMessage,
   type QueueStats,
@@ -22,6 +24,7 @@ import {
   type ControlRequest,
 } from '@celeriac/core';
 import { corked, type RedisConnection } from './connection';
+import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
 import { RedisControl } from './redis-control';
 import { runScript, type ScriptName } from './scripts';
@@ -38,6 +41,7 @@ const MAX_BLOCK_MS = 10_000;
 export class RedisBroker implements Broker {
   private readonly keys: KeySpace;
   private readonly knownQueues = new Set<string>();
+  private readonly failed: RedisFailedRegistry;
   private closed = false;
   private readonly control: RedisControl;
   /** The earliest delayed due time seen by the last reserve that found nothing, to size the next wait. */
@@ -49,6 +53,7 @@ export class RedisBroker implements Broker {
   ) {
     this.keys = new KeySpace(settings.prefix);
     this.control = new RedisControl(connection, this.keys);
+    this.failed = new RedisFailedRegistry(connection.client, this.keys, settings);
     connection.retain();
   }
 
@@ -182,11 +187,29 @@ export class RedisBroker implements Broker {
     }
   }
 
-  async ack(deliveries: readonly Delivery[]): Promise<void> {
-    const byQueue = groupByQueue(deliveries);
-    await Promise.all(
-      [...byQueue].map(([queue, items]) => this.script('ack', queue, items.flatMap((delivery) => [delivery.id, delivery.deliveries]))),
-    );
+  async ack(deliveries: readonly Delivery[], failures?: ReadonlyMap<string, Failure>): Promise<void> {
+    const failed = failures && failures.size > 0 ? deliveries.filter((delivery) => failures.has(delivery.id)) : [];
+    const done = failed.length > 0 ? deliveries.filter((delivery) => !failures?.has(delivery.id)) : deliveries;
+    await Promise.all([
+      ...[...groupByQueue(done)].map(([queue, items]) => this.script('ack', queue, items.flatMap((delivery) => [delivery.id, delivery.deliveries]))),
+      ...[...groupByQueue(failed)].map(([queue, items]) => this.failed.ack(queue, items, failures as ReadonlyMap<string, Failure>)),
+    ]);
+  }
+
+  listFailed(queue: string, options: { offset?: number; limit?: number } = {}): Promise<FailedTask[]> {
+    return this.failed.list(queue, options.offset ?? 0, options.limit ?? 100);
+  }
+
+  getFailed(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>> {
+    return this.failed.get(queue, ids);
+  }
+
+  discardFailed(queue: string, ids?: readonly string[]): Promise<number> {
+    return this.failed.discard(queue, ids);
+  }
+
+  async queueNames(): Promise<string[]> {
+    return (await this.connection.client.smembers(this.keys.queues)).sort();
   }
 
   async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {

@@ -12,6 +12,8 @@ export type ScriptName =
   | 'publish'
   | 'reserve'
   | 'ack'
+  | 'ackFailed'
+  | 'discardFailed'
   | 'requeue'
   | 'requeueLost'
   | 'deadLetter'

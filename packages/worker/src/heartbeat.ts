@@ -1,8 +1,10 @@
 /**
  * The worker's heartbeat: it records itself in the broker (hostname, pid, queues, pool, counters)
  * with a TTL, renewed on a timer, so `inspect` and the dashboard see live workers and forget dead ones.
+ * With events on, it also emits `worker-online`, a `worker-heartbeat` each beat, and `worker-offline`.
  */
-import { type Broker, type WorkerInfo } from '@celeriac/core';
+import { loadavg } from 'node:os';
+import { type Broker, type WorkerEvent, type WorkerInfo } from '@celeriac/core';
 import { toRemoteError } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
@@ -17,11 +19,17 @@ export class Heartbeat {
     private readonly broker: Broker,
     private readonly snapshot: () => WorkerInfo,
     private readonly logger: Logger,
+    /** Appends worker events; absent when events are off. */
+    private readonly emit?: (events: WorkerEvent[]) => Promise<void>,
   ) {}
 
   /** Beats now and then every few seconds. */
   start(): void {
-    if (!this.broker.heartbeat) return;
+    if (this.emit) {
+      const info = this.snapshot();
+      void this.emit([{ type: 'worker-online', hostname: info.hostname, pid: info.pid, timestamp: Date.now(), queues: info.queues, pool: info.pool, concurrency: info.concurrency }]);
+    }
+    if (!this.broker.heartbeat && !this.emit) return;
     void this.beat();
     this.timer = setInterval(() => void this.beat(), INTERVAL_MS);
     this.timer.unref();
@@ -31,12 +39,20 @@ export class Heartbeat {
   async stop(hostname: string): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    if (this.emit) {
+      const info = this.snapshot();
+      await this.emit([{ type: 'worker-offline', hostname: info.hostname, pid: info.pid, timestamp: Date.now(), processed: info.processed }]);
+    }
     await this.broker.forgetWorker?.(hostname).catch(() => undefined);
   }
 
   private async beat(): Promise<void> {
+    const info = this.snapshot();
+    void this.emit?.([
+      { type: 'worker-heartbeat', hostname: info.hostname, pid: info.pid, timestamp: info.heartbeat, active: info.active, processed: info.processed, load: loadavg(), rss: process.memoryUsage.rss() },
+    ]);
     try {
-      await this.broker.heartbeat?.(this.snapshot(), INTERVAL_MS * 3);
+      await this.broker.heartbeat?.(info, INTERVAL_MS * 3);
     } catch (error) {
       this.logger.warn({ error: toRemoteError(error) }, 'Heartbeat failed; will retry');
     }

@@ -2,7 +2,7 @@
  * Keeps the leases of this worker's tasks alive, and returns lapsed tasks of dead workers to their
  * queues: one broker call each, every third of the visibility timeout. No monitor process needed.
  */
-import { WorkerLostError, type Broker, type Delivery, type RemoteError, type StoreEntry } from '@celeriac/core';
+import { WorkerLostError, type Broker, type DeadLetter, type Delivery, type RemoteError, type StoreEntry } from '@celeriac/core';
 import { MAX_TIMER_DELAY, toRemoteError, type TaskMessage } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
@@ -16,6 +16,8 @@ export interface LeaseKeeperOptions {
   held(): Iterable<Delivery>;
   /** Decodes a message body (undefined when it does not decode). */
   decode(body: string): TaskMessage | undefined;
+  /** Told of each task a sweep dead-lettered (for its event), before its record is stored. */
+  dead?: (dead: DeadLetter, message: TaskMessage | undefined) => void;
   /** Stores records (FAILURE of dead-lettered tasks). */
   store(entries: StoreEntry[]): Promise<void>;
   /** Settles what a dead-lettered task's workflow would have run after it (after its record is stored). */
@@ -80,6 +82,7 @@ export class LeaseKeeper {
           message: this.options.decode(dead.body),
           error: toRemoteError(new WorkerLostError(`Task ${dead.id} was dead-lettered: ${dead.reason}.`)),
         }));
+        for (const { dead, message } of failures) this.options.dead?.(dead, message);
         const entries = failures.map(({ dead, message, error }): StoreEntry => {
           const entry: StoreEntry = { record: { id: dead.id, state: 'FAILURE', error, date: Date.now() }, ttl: this.options.resultTtl };
           // The sender's channel, so it hears of the failure.

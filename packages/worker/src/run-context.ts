@@ -4,6 +4,7 @@ import type { Logger } from './logger';
 import type { RunSignal } from './run-signal';
 import type { TaskRunner } from './runner';
 import type { Settler } from './settler';
+import type { TaskEvents } from './task-events';
 import type { WorkerApp } from './worker-app';
 
 /** What running a delivery needs from the worker. */
@@ -12,6 +13,8 @@ export interface RunContext {
   /** The broker, as the worker opened it (the app's getter refuses calls once the app is closing). */
   broker: Broker;
   settler: Settler;
+  /** The task events this worker emits (they leave with the settler's batches). */
+  events: TaskEvents;
   runner: TaskRunner;
   /** The worker's time limits for tasks that set none. */
   limits: { timeLimit: number | undefined; softTimeLimit: number | undefined };

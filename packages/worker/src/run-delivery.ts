@@ -2,7 +2,7 @@
  * Takes one delivery from reservation to its end: decode, refuse what must not run (bad signature,
  * revoked, expired, unknown task), run, then store the outcome and ack, retry or dead-letter.
  */
-import { CeleriacError, InvalidMessageError, RecordsRefusedError, UnknownTaskError, WorkerLostError, type Delivery, type RemoteError, type StoreEntry, type TaskRecord, type TaskState } from '@celeriac/core';
+import { CeleriacError, InvalidMessageError, RecordsRefusedError, UnknownTaskError, WorkerLostError, type Delivery, type EventError, type Failure, type RemoteError, type StoreEntry, type TaskRecord, type TaskState } from '@celeriac/core';
 import { continueFlow, logsAt, failFlow, type FlowContext, optionalMilliseconds, toRemoteError, type TaskDefinition, type TaskMessage } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
 import type { RunContext } from './run-context';
@@ -22,6 +22,7 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Run
     const reason = `result not stored: ${error.refused.get(delivery.id)?.message ?? error.message}`;
     run.logger.error({ id: delivery.id, queue: delivery.queue, error: toRemoteError(error) }, `Dead-lettering task ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
+    rejected(run, delivery, undefined, reason);
   } finally {
     run.released(delivery.id);
   }
@@ -34,6 +35,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     const reason = `message too large: ${tooLarge} bytes, over maxMessageSize (${app.options.maxMessageSize} bytes)`;
     logger.error({ id: delivery.id, queue: delivery.queue, size: tooLarge }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
+    rejected(run, delivery, undefined, reason);
     // Unread, it is unverified: with a secret set, it must not write over a real task's record.
     if (app.options.secret === undefined) {
       const error = new CeleriacError('CELERIAC_MESSAGE_TOO_LARGE', `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was not run.`);
@@ -51,6 +53,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     const reason = error instanceof InvalidMessageError ? `invalid message: ${error.problem}` : `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
+    rejected(run, delivery, undefined, reason);
     // A forged or replayed message must not be able to write over a real task's record.
     const code = (error as CeleriacError).code;
     if (code !== 'CELERIAC_BAD_SIGNATURE' && code !== 'CELERIAC_SIGNATURE_EXPIRED') {
@@ -58,6 +61,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     }
     return;
   }
+  run.events.emit({ type: 'task-received', ...run.events.of(message), delivery: delivery.deliveries });
   if (run.isRevoked(message.id)) return revoke(run, delivery, message, 'revoked');
   if (message.expires !== undefined && message.expires <= Date.now()) return revoke(run, delivery, message, 'expired');
   const definition = app.registry.get(message.task);
@@ -67,6 +71,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })));
     if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: toRemoteError(error) });
     await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
+    rejected(run, delivery, message, `unknown task ${message.task}`);
     return;
   }
   if (message.dependsOn && message.dependsOn.length > 0) {
@@ -75,6 +80,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     if (verdict === 'revoked') return revoke(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
     if (verdict !== 'ready') {
       logger.info({ id: message.id, task: message.task }, verdict.message);
+      run.events.emit({ type: 'task-failed', ...run.events.of(message), error: brief(toRemoteError(verdict)) });
       return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
     }
   }
@@ -98,10 +104,12 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       run.settler.started(message.id, () =>
         withReply({ record: record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid }, date: startedAt }), ttl }, message),
       );
+      if (run.events.enabled) run.events.emit({ type: 'task-started', ...run.events.of(message), ...optional('args', run.events.payload(message.args)) });
       if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
     },
     report: (state: TaskState, meta: unknown) => {
       if (finished) return Promise.resolve();
+      run.events.emit({ type: 'task-progress', ...run.events.of(message), state });
       const stored = run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
       // Tasks often call progress() without awaiting it: a failed store is logged here, so it never
       // becomes an unhandled rejection (which would end the process); a caller that awaits still sees it.
@@ -139,6 +147,11 @@ async function settle(
       const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore || passed ? base : { ...base, result: outcome.value }));
       // A pool child's JSON text goes to the backend as it is.
       if (passed) entry.resultJson = outcome.json;
+      if (run.events.enabled) {
+        // A pool child's result is JSON text: decoded for the event only when events carry payloads.
+        const payload = ignore || !run.events.payloads ? undefined : run.events.payload(successValue(outcome));
+        run.events.emit({ type: 'task-succeeded', ...run.events.of(message), runtime: duration, ...optional('result', payload) });
+      }
       await settleStep(run, delivery, message, entry, (context) => continueFlow(context, message, successValue(outcome)));
       if (logsAt(logger, 'info')) logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;
@@ -146,6 +159,7 @@ async function settle(
     case 'retry': {
       // Signed again with the time it is due again, so a retry stays inside the replay window.
       const body = app.encode({ ...message, retries: message.retries + 1, eta: Date.now() + outcome.delay });
+      run.events.emit({ type: 'task-retried', ...run.events.of(message), runtime: duration, error: brief(outcome.error), delay: outcome.delay });
       await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
       logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
@@ -157,13 +171,15 @@ async function settle(
       const dead = (await run.broker.requeueLost(delivery, `${outcome.error.name}: ${outcome.error.message}`)) === 'dead';
       logger.error({ ...fields, state: dead ? 'FAILURE' : 'REDELIVERED', error: outcome.error }, `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`);
       if (dead) {
+        rejected(run, delivery, message, `${outcome.error.name}: ${outcome.error.message}`);
         await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
         if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: outcome.error });
       }
       return;
     }
     case 'failure':
-      await fail(run, delivery, message, outcome.error, base);
+      run.events.emit({ type: 'task-failed', ...run.events.of(message), runtime: duration, error: brief(outcome.error) });
+      await fail(run, delivery, message, outcome.error, base, { task: message.task, error: outcome.error, attempts: message.retries + 1 });
       logger.error({ ...fields, state: 'FAILURE', error: outcome.error }, `Task ${message.task}[${message.id}] failed`);
       return;
   }
@@ -173,21 +189,26 @@ async function settle(
  * Stores a step's final record and acks it. With a workflow, the record is stored, then `moveOn`
  * starts (or settles) what follows, then the step is acked: a crash in between re-runs the step.
  */
-async function settleStep(run: RunContext, delivery: Delivery, message: TaskMessage, entry: StoreEntry, moveOn: (context: FlowContext) => Promise<void>): Promise<void> {
-  if (!message.flow) return run.settler.finish(delivery, entry);
+async function settleStep(run: RunContext, delivery: Delivery, message: TaskMessage, entry: StoreEntry, moveOn: (context: FlowContext) => Promise<void>, failure?: Failure): Promise<void> {
+  if (!message.flow) return run.settler.finish(delivery, entry, failure);
   await run.settler.store(entry);
   await moveOn(flowContext(run));
-  await run.settler.finish(delivery);
+  await run.settler.finish(delivery, undefined, failure);
 }
 
-/** Stores a FAILURE, settles the workflow steps that will not run, and acks. */
-function fail(run: RunContext, delivery: Delivery, message: TaskMessage, error: RemoteError, fields: Partial<TaskRecord>): Promise<void> {
+/**
+ * Stores a FAILURE, settles the workflow steps that will not run, and acks (with `failure`, into the
+ * failed-task registry).
+ */
+function fail(run: RunContext, delivery: Delivery, message: TaskMessage, error: RemoteError, fields: Partial<TaskRecord>, failure?: Failure): Promise<void> {
   const entry = entryFor(run, message, record(message.id, 'FAILURE', { ...fields, error }));
-  return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'FAILURE', error }));
+  return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'FAILURE', error }), failure);
 }
 
 function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
   run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
+  if (reason === 'expired') run.events.emit({ type: 'task-expired', ...run.events.of(message) });
+  else run.events.emit({ type: 'task-revoked', ...run.events.of(message), reason });
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
   return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }));
 }
@@ -204,6 +225,7 @@ export async function handBackRunning(run: RunContext, delivery: Delivery): Prom
   const max = run.app.options.maxDeliveries;
   const error = toRemoteError(new WorkerLostError(`Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`));
   run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);
+  rejected(run, delivery, message, why);
   await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
   if (message?.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
 }
@@ -211,6 +233,21 @@ export async function handBackRunning(run: RunContext, delivery: Delivery): Prom
 /** Settles the workflow after a task that was dead-lettered without running to an end. */
 export async function failDeadLettered(run: RunContext, message: TaskMessage, error: RemoteError): Promise<void> {
   if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+}
+
+/** Emits `task-rejected`: the task was dead-lettered. */
+function rejected(run: RunContext, delivery: Delivery, message: TaskMessage | undefined, reason: string): void {
+  run.events.emit({ type: 'task-rejected', ...run.events.of(message, delivery), reason });
+}
+
+/** An error as events carry it: its name and message. */
+function brief(error: RemoteError): EventError {
+  return { name: error.name, message: error.message };
+}
+
+/** `{ [key]: value }`, or nothing when the value is undefined (optional event fields stay absent). */
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 function flowContext(run: RunContext): FlowContext {

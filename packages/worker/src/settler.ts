@@ -7,7 +7,7 @@
  * STARTED record waits a few milliseconds: a task that ends sooner
  * never needs it, which halves the writes of short tasks.
  */
-import { RecordsRefusedError, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { RecordsRefusedError, type Broker, type CeleriacEvent, type Delivery, type Failure, type ResultBackend, type StoreEntry } from '@celeriac/core';
 import { isReadyState } from '@celeriac/core/internal';
 import { nextTurn } from './next-turn';
 
@@ -25,11 +25,16 @@ interface Batch {
 export class Settler {
   private stores: StoreEntry[] = [];
   private acks: Delivery[] = [];
+  /** Tasks among `acks` that failed for good: acked into the failed-task registry. */
+  private failures = new Map<string, Failure>();
+  /** Events that leave with the next batch's records. */
+  private events: CeleriacEvent[] = [];
   private batch: Batch | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   /** STARTED records not written yet, built only if written: most tasks end sooner. */
   private readonly pendingStarted = new Map<string, () => StoreEntry>();
   private startedTimer: NodeJS.Timeout | undefined;
+  private eventTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly backend: ResultBackend,
@@ -66,12 +71,29 @@ export class Settler {
     this.pendingStarted.delete(id);
   }
 
-  /** Stores a final record (if any) and acks the delivery, in that order, in the next batch. */
-  finish(delivery: Delivery, entry?: StoreEntry): Promise<void> {
+  /**
+   * Stores a final record (if any) and acks the delivery, in that order, in the next batch; with
+   * `failure`, the ack keeps the task in the failed-task registry.
+   */
+  finish(delivery: Delivery, entry?: StoreEntry, failure?: Failure): Promise<void> {
     this.pendingStarted.delete(delivery.id);
     if (entry) this.stores.push(entry);
     this.acks.push(delivery);
+    if (failure) this.failures.set(delivery.id, failure);
     return this.wait(delivery.id);
+  }
+
+  /**
+   * Adds an event to the next batch. Events alone do not start a write at once: they wait up to
+   * {@link STARTED_GRACE_MS} for the records they would otherwise cost a write of their own beside.
+   */
+  event(event: CeleriacEvent): void {
+    this.events.push(event);
+    if (this.batch) return;
+    this.eventTimer ??= setTimeout(() => {
+      this.eventTimer = undefined;
+      if (this.events.length > 0) void this.wait().catch(() => undefined);
+    }, STARTED_GRACE_MS);
   }
 
   /** Resolves once every batch handed over so far is written. */
@@ -79,6 +101,9 @@ export class Settler {
     clearTimeout(this.startedTimer);
     this.startedTimer = undefined;
     this.pendingStarted.clear();
+    clearTimeout(this.eventTimer);
+    this.eventTimer = undefined;
+    if (this.events.length > 0 && !this.batch) void this.wait().catch(() => undefined);
     while (this.batch || this.inFlight.size > 0) {
       if (this.batch && this.inFlight.size === 0) this.flush();
       await Promise.allSettled([...this.inFlight]);
@@ -112,16 +137,20 @@ export class Settler {
     if (!batch) return; // drain() flushed it already
     const stores = this.stores;
     const acks = this.acks;
+    const failures = this.failures;
+    const events = this.events;
     this.batch = undefined;
     this.stores = [];
     this.acks = [];
+    this.failures = new Map();
+    this.events = [];
     const writing = (async () => {
       try {
         let refused: RecordsRefusedError | undefined;
         let toAck = acks;
-        if (stores.length > 0) {
+        if (stores.length > 0 || events.length > 0) {
           try {
-            await this.backend.store(stores);
+            await this.backend.store(stores, events);
           } catch (error) {
             // The other records were stored: their tasks are acked; the refused ones are not.
             if (!(error instanceof RecordsRefusedError)) throw error;
@@ -131,7 +160,7 @@ export class Settler {
           // The stored records' notices, already on their way, are read before the acks go out.
           if (toAck.length > 0) await nextTurn();
         }
-        if (toAck.length > 0) await this.broker.ack(toAck);
+        if (toAck.length > 0) await this.broker.ack(toAck, failures.size > 0 ? failures : undefined);
         if (refused) batch.reject(refused);
         else batch.resolve();
       } catch (error) {

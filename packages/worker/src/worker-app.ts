@@ -1,5 +1,5 @@
 /** What a worker needs from its app: the app's runtime (`runtimeOf(app)`) provides it. */
-import type { Broker, CanvasNode, Codec, Duration, ResolvedAppOptions, ResultBackend } from '@celeriac/core';
+import type { Broker, CanvasNode, CeleriacEvent, Codec, Duration, ResolvedAppOptions, ResultBackend } from '@celeriac/core';
 import type { Closeable, LaunchOptions, TaskMessage, TaskRegistry } from '@celeriac/core/internal';
 
 /** The parts of an app a worker uses. */
@@ -22,6 +22,8 @@ export interface WorkerApp {
   encode(message: TaskMessage): string;
   /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
   resultTtlOf(task: string, call: Duration | undefined): number;
+  /** Appends events to the app's event log (never throws; a lost event fails nothing). */
+  emitEvents(events: readonly CeleriacEvent[]): Promise<void>;
   /** Registers the worker so that closing the app closes it. */
   track(closeable: Closeable): () => void;
 }

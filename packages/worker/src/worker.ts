@@ -8,7 +8,7 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, type Broker, type CeleriacCore, type Delivery, type HeldTask, type Revocation } from '@celeriac/core';
+import { CeleriacError, type Broker, type CeleriacCore, type Delivery, type HeldTask, type Revocation, type WorkerEvent } from '@celeriac/core';
 import { clearLongTimeout, runtimeOf, setLongTimeout, terminationOf, toRemoteError, type Closeable, type LongTimeout } from '@celeriac/core/internal';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
@@ -21,6 +21,7 @@ import type { TaskRunner } from './runner';
 import type { RunContext } from './run-context';
 import { failDeadLettered, handBackRunning, runDelivery } from './run-delivery';
 import { Settler } from './settler';
+import { TaskEvents } from './task-events';
 import type { WorkerApp } from './worker-app';
 import { argsPreview, WorkerControl } from './worker-control';
 
@@ -120,6 +121,7 @@ export class Worker implements Closeable {
     this.broker = broker;
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
+    const events = new TaskEvents(this.app, this.options.hostname, (event) => this.settler.event(event));
     this.revocations = new Revocations(broker, options.revokeTtl, (revocation) => this.terminate(revocation));
     this.leases = new LeaseKeeper({
       broker,
@@ -128,6 +130,7 @@ export class Worker implements Closeable {
       resultTtl: options.resultTtl,
       held: () => [...this.running.values()].map((run) => run.delivery),
       store: (entries) => backend.store(entries),
+      dead: (dead, message) => events.emit({ type: 'task-rejected', ...events.of(message, dead), reason: dead.reason }),
       decode: (body) => this.app.decodeOrUndefined(body),
       failed: (message, error) => failDeadLettered(this.runContext, message, error),
       logger: this.options.logger,
@@ -139,6 +142,7 @@ export class Worker implements Closeable {
       runner: this.runner,
       limits: { timeLimit: this.options.timeLimit, softTimeLimit: this.options.softTimeLimit },
       settler: this.settler,
+      events,
       logger: this.options.logger,
       hostname: this.options.hostname,
       isRevoked: (id) => this.revocations.has(id),
@@ -163,6 +167,7 @@ export class Worker implements Closeable {
         active: this.running.size,
       }),
       this.options.logger,
+      events.enabled ? (worker: WorkerEvent[]) => this.app.emitEvents(worker) : undefined,
     );
     this.heartbeat.start();
     this.control = new WorkerControl(broker, this.controlled(started), this.options.logger);

@@ -1,4 +1,4 @@
-import { Codec, MemoryBackend, MemoryBroker, type Broker, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import { Codec, MemoryBackend, MemoryBroker, type Broker, type CeleriacEvent, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
 import { Settler } from '../src/settler';
 
 /** The memory broker and backend, with their store and ack calls logged and the store held at a gate. */
@@ -121,6 +121,50 @@ describe('Settler', () => {
     const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];
     await settler.finish(first);
     expect(events).toEqual(['ack a']);
+    await broker.close();
+  });
+});
+
+describe('Settler: events and failed tasks', () => {
+  function eventOf(taskId: string, type: 'task-started' | 'task-received'): CeleriacEvent {
+    return type === 'task-received' ? { type, taskId, task: 't', queue: 'q', timestamp: 1, delivery: 1 } : { type, taskId, task: 't', queue: 'q', timestamp: 1 };
+  }
+
+  function setUpLogged() {
+    const broker = new MemoryBroker({ prefix: 'settler-test', visibilityTimeout: 30_000, maxDeliveries: 5, revokeTtl: 60_000, failedTtl: 60_000, failedLimit: 10 });
+    const memoryBackend = new MemoryBackend(new Codec());
+    const calls: Array<{ records: string[]; events: string[] }> = [];
+    const backend = Object.assign(Object.create(memoryBackend) as ResultBackend, {
+      async store(entries: readonly StoreEntry[], events: readonly CeleriacEvent[] = []) {
+        calls.push({ records: entries.map((entry) => entry.record.id), events: events.map((event) => event.type) });
+        await memoryBackend.store(entries, events);
+      },
+    });
+    return { broker, memoryBackend, calls, settler: new Settler(backend, broker) };
+  }
+
+  it('sends the events of a tick in the same store call as its records, not in a write of their own', async () => {
+    const { broker, memoryBackend, calls, settler } = setUpLogged();
+    const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    settler.event(eventOf('a', 'task-received'));
+    settler.event(eventOf('a', 'task-started'));
+    await settler.finish(first, success('a'));
+    expect(calls).toEqual([{ records: ['a'], events: ['task-received', 'task-started'] }]);
+    // Events with no record to go with are written too (here by drain(); else after a short grace).
+    settler.event(eventOf('b', 'task-received'));
+    await settler.drain();
+    expect(calls).toEqual([{ records: ['a'], events: ['task-received', 'task-started'] }, { records: [], events: ['task-received'] }]);
+    expect((await memoryBackend.events.recent(10)).map((event) => event.type)).toEqual(['task-received', 'task-started', 'task-received']);
+    await broker.close();
+  });
+
+  it('acks a task that failed for good into the failed-task registry, with its failure', async () => {
+    const { broker, settler } = setUpLogged();
+    const [first, second] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    const failure = { task: 't', error: { name: 'Error', message: 'boom' }, attempts: 1 };
+    await Promise.all([settler.finish(first, success('a'), failure), settler.finish(second, success('b'))]);
+    expect((await broker.listFailed('q')).map((task) => ({ id: task.id, error: task.error }))).toEqual([{ id: 'a', error: failure.error }]);
+    await expect(broker.stats('q')).resolves.toMatchObject({ active: 0, ready: 0 });
     await broker.close();
   });
 });

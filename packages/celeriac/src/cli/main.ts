@@ -8,6 +8,8 @@ import { controlCommand, inspectCommand } from './inspect-command';
 import { queueCommand } from './queue-command';
 import { statusCommand } from './status-command';
 import { callCommand, resultCommand, revokeCommand } from './task-commands';
+import { eventsCommand } from './events-command';
+import { failedCommand } from './failed-command';
 import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
@@ -23,7 +25,9 @@ const program = new Command('celeriac')
   .addCommand(queueCommand())
   .addCommand(resultCommand())
   .addCommand(revokeCommand())
-  .addCommand(callCommand());
+  .addCommand(callCommand())
+  .addCommand(eventsCommand())
+  .addCommand(failedCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

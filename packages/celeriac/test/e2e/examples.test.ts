@@ -29,6 +29,7 @@ describe('the examples', () => {
     ['canvas', 'examples/canvas/dist/main.js', /Broker: Redis at[\s\S]*chord with a failing member: ChordError/],
     ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],
     ['beat', 'examples/beat/dist/run-demo.js', /each fired once, none missing, all ran/],
+    ['operations', 'examples/operations/dist/run-demo.js', /orders\.ship after the retry: order A-1001 shipped[\s\S]*No failed tasks\./],
   ])('%s runs to the end', async (name, script, shows) => {
     const prefix = freshPrefix(`examples-${name.split(' ')[0]}`);
     const redis = new Redis(REDIS_URL);

@@ -29,3 +29,5 @@ export { TaskRegistry, type TaskDefinition } from '../registry';
 export { isReadyState, READY_STATES } from '../states';
 export { createTaskHandle } from '../task';
 export { describeError, reviveError } from './remote-error';
+export { eventPayload as eventPayloadOf } from '../events/payload';
+export { compareEventIds, eventIdBefore } from '../events/event-ids';

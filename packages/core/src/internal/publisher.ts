@@ -3,10 +3,13 @@
  * `delay()` calls made together share a round trip.
  */
 import type { Broker, PublishOutcome } from '../broker';
+import type { CeleriacEvent } from '../events/event-types';
 import type { Envelope } from '../message';
 
 interface Pending {
   envelope: Envelope;
+  /** Its `task-sent` event, when events are on. */
+  event: CeleriacEvent | undefined;
   resolve(outcome: PublishOutcome): void;
   reject(error: unknown): void;
 }
@@ -16,13 +19,17 @@ export class Publisher {
   private pending: Pending[] = [];
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly broker: () => Broker) {}
+  constructor(
+    private readonly broker: () => Broker,
+    /** Appends a batch's events; called in the same tick as the publish, so both leave together. */
+    private readonly emit: (events: CeleriacEvent[]) => void = () => undefined,
+  ) {}
 
-  /** Queues one envelope for the next flush; resolves with the broker's outcome. */
-  publish(envelope: Envelope): Promise<PublishOutcome> {
+  /** Queues one envelope (and its event) for the next flush; resolves with the broker's outcome. */
+  publish(envelope: Envelope, event?: CeleriacEvent): Promise<PublishOutcome> {
     return new Promise((resolve, reject) => {
       if (this.pending.length === 0) queueMicrotask(() => this.flush());
-      this.pending.push({ envelope, resolve, reject });
+      this.pending.push({ envelope, event, resolve, reject });
     });
   }
 
@@ -43,7 +50,10 @@ export class Publisher {
 
   private async send(batch: Pending[]): Promise<void> {
     try {
-      const outcomes = await this.broker().publish(batch.map((item) => item.envelope));
+      const published = this.broker().publish(batch.map((item) => item.envelope));
+      const events = batch.flatMap((item) => (item.event ? [item.event] : []));
+      if (events.length > 0) this.emit(events);
+      const outcomes = await published;
       batch.forEach((item, index) => item.resolve(outcomes[index] ?? 'published'));
     } catch (error) {
       for (const item of batch) item.reject(error);

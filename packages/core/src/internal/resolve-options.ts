@@ -33,7 +33,26 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
     signatureMaxAge,
     maxMessageSize,
     revokeTtl: toMilliseconds(options.revokeTtl ?? APP_DEFAULTS.revokeTtl, 'revokeTtl'),
+    events: resolveEventOptions(options.events),
+    failedTtl: toMilliseconds(options.failedTtl ?? APP_DEFAULTS.failedTtl, 'failedTtl'),
+    failedLimit: positiveInteger('failedLimit', options.failedLimit ?? APP_DEFAULTS.failedLimit),
   };
+}
+
+function resolveEventOptions(events: CeleriacOptions['events']): ResolvedAppOptions['events'] {
+  // `events: { payloads: true }` turns them on too: asking for a detail of events means wanting them.
+  const given = typeof events === 'object' && events !== null ? events : { enabled: events ?? APP_DEFAULTS.events.enabled };
+  return {
+    enabled: given.enabled ?? true,
+    payloads: given.payloads ?? APP_DEFAULTS.events.payloads,
+    payloadLimit: positiveInteger('events.payloadLimit', given.payloadLimit ?? APP_DEFAULTS.events.payloadLimit),
+    maxLength: positiveInteger('events.maxLength', given.maxLength ?? APP_DEFAULTS.events.maxLength),
+  };
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw invalid(option, value, 'an integer of at least 1');
+  return value;
 }
 
 /** A `resultTtl` (app, task or call) in ms; throws `CELERIAC_INVALID_DURATION` or `..._OPTION` past the maximum. */

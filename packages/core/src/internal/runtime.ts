@@ -14,6 +14,8 @@ import { memberId, type CanvasNode } from '../canvas/nodes';
 import { Codec } from '../codec';
 import type { Duration } from '../duration';
 import { CeleriacError } from '../errors';
+import type { CeleriacEvent } from '../events/event-types';
+import { eventPayload } from '../events/payload';
 import { decodeMessage, encodeMessage, envelopeOf, type TaskMessage } from '../message';
 import type { ApplyOptions, ResolvedAppOptions } from '../options';
 import { TaskRegistry } from '../registry';
@@ -47,7 +49,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   private brokerInstance: Broker | undefined;
   private backendInstance: ResultBackend | undefined;
   // Not `this.broker`: close() flushes pending publishes after the app is marked closed.
-  private readonly publisher = new Publisher(() => this.connectBroker());
+  private readonly publisher = new Publisher(
+    () => this.connectBroker(),
+    (events) => void this.emitEvents(events),
+  );
   private readonly closeables = new Set<Closeable>();
   private closing: Promise<void> | undefined;
   /** True once the workers started from this app have stopped: from then on nothing may be sent. */
@@ -97,7 +102,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
 
   /** Publishes an already built message (workers use this for chains and callbacks). */
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
-    const sent = this.publisher.publish(envelopeOf(message, this.encode(message), idempotent)).then(() => undefined);
+    const sent = this.publisher.publish(envelopeOf(message, this.encode(message), idempotent), this.sentEvent(message)).then(() => undefined);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
     return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
   }
@@ -122,7 +127,22 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
     const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) => this.buildMessage(step.task, args, step.options, { ...extras, flow }));
     const envelopes = messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
-    return Promise.all(envelopes.map((envelope) => this.publisher.publish(envelope))).then(() => undefined);
+    return Promise.all(envelopes.map((envelope, index) => this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage)))).then(() => undefined);
+  }
+
+  /**
+   * Appends events to the log, never failing the caller: events are a view of what happened, and a
+   * lost one must not fail the task or publish it describes.
+   */
+  emitEvents(events: readonly CeleriacEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    try {
+      // Closing flushes the last publishes: their events go to the backend if it is still open.
+      const backend = this.closed ? this.backendInstance : this.backend;
+      return backend?.events?.append(events).catch(() => undefined) ?? Promise.resolve();
+    } catch {
+      return Promise.resolve(); // closing
+    }
   }
 
   /** How long a task's result is kept (ms): the call's option, else the task's, else the app's. */
@@ -139,6 +159,23 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   /** A handle on the results of group `id` of `size` members. */
   groupResult<T extends readonly unknown[] = unknown[]>(id: string, size: number): GroupResult<T> {
     return new GroupResult<T>(this, id, Array.from({ length: size }, (_, index) => new AsyncResult(this, memberId(id, index))));
+  }
+
+  /** The `task-sent` event of a message, when events are on. */
+  private sentEvent(message: TaskMessage): CeleriacEvent | undefined {
+    const { events } = this.options;
+    if (!events.enabled) return undefined;
+    const args = events.payloads ? eventPayload(this.codec, message.args, events.payloadLimit) : undefined;
+    return {
+      type: 'task-sent',
+      taskId: message.id,
+      task: message.task,
+      queue: message.queue,
+      timestamp: Date.now(),
+      retries: message.retries,
+      ...(message.eta !== undefined ? { eta: message.eta } : {}),
+      ...(args !== undefined ? { args } : {}),
+    };
   }
 
   /** Encodes a message with the app's secret and size limit. */
@@ -215,12 +252,12 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   }
 
   private brokerSettings(): BrokerSettings {
-    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize } = this.options;
-    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize };
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit } = this.options;
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit };
   }
 
   private backendSettings(): BackendSettings {
-    return { prefix: this.options.prefix, clientId: this.clientId };
+    return { prefix: this.options.prefix, clientId: this.clientId, eventsMaxLength: this.options.events.maxLength };
   }
 
   private async closeAll(): Promise<void> {

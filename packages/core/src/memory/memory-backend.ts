@@ -5,6 +5,8 @@
 import { EventEmitter } from 'node:events';
 import type { ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from '../backend';
 import type { Codec } from '../codec';
+import type { CeleriacEvent } from '../events/event-types';
+import { MemoryEventLog } from './memory-event-log';
 import { closedWhileWaiting } from '../errors';
 import { isReadyState } from '../states';
 
@@ -20,11 +22,20 @@ interface Stored {
 export class MemoryBackend implements ResultBackend {
   private readonly records = new Map<string, Stored>();
   private readonly groups = new Map<string, { members: Set<number>; expiresAt: number }>();
-  private readonly events = new EventEmitter().setMaxListeners(0);
+  private readonly changes = new EventEmitter().setMaxListeners(0);
 
-  constructor(private readonly codec: Codec) {}
+  /** The app's event log, kept here too. */
+  readonly events: MemoryEventLog;
 
-  async store(entries: readonly StoreEntry[]): Promise<void> {
+  constructor(
+    private readonly codec: Codec,
+    eventsMaxLength?: number,
+  ) {
+    this.events = new MemoryEventLog(eventsMaxLength);
+  }
+
+  async store(entries: readonly StoreEntry[], events: readonly CeleriacEvent[] = []): Promise<void> {
+    if (events.length > 0) void this.events.append(events);
     const now = Date.now();
     const texts = entries.map((entry) => {
       const label = () => `the record of task ${entry.record.id}`;
@@ -35,7 +46,7 @@ export class MemoryBackend implements ResultBackend {
       this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });
     });
     // Each entry's own record: a batch may hold several states of one task (STARTED, then SUCCESS).
-    entries.forEach((entry, index) => this.events.emit(entry.record.id, this.codec.parse(texts[index] as string)));
+    entries.forEach((entry, index) => this.changes.emit(entry.record.id, this.codec.parse(texts[index] as string)));
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
@@ -63,12 +74,12 @@ export class MemoryBackend implements ResultBackend {
       };
       const onAbort = () => fail(signal?.reason);
       const cleanup = () => {
-        this.events.off(id, onRecord);
-        this.events.off(CLOSED, fail);
+        this.changes.off(id, onRecord);
+        this.changes.off(CLOSED, fail);
         signal?.removeEventListener('abort', onAbort);
       };
-      this.events.on(id, onRecord);
-      this.events.on(CLOSED, fail);
+      this.changes.on(id, onRecord);
+      this.changes.on(CLOSED, fail);
       signal?.addEventListener('abort', onAbort, { once: true });
       options.until?.then(undefined, fail);
     });
@@ -76,8 +87,8 @@ export class MemoryBackend implements ResultBackend {
 
   onChange(id: string, listener: (record: TaskRecord) => void): ChangeSubscription {
     const onRecord = (record: TaskRecord | undefined) => record && listener(record);
-    this.events.on(id, onRecord);
-    return Object.assign(() => void this.events.off(id, onRecord), { ready: Promise.resolve() });
+    this.changes.on(id, onRecord);
+    return Object.assign(() => void this.changes.off(id, onRecord), { ready: Promise.resolve() });
   }
 
   async forget(ids: readonly string[]): Promise<void> {
@@ -98,8 +109,8 @@ export class MemoryBackend implements ResultBackend {
   }
 
   async close(): Promise<void> {
-    this.events.emit(CLOSED, closedWhileWaiting());
-    this.events.removeAllListeners();
+    this.changes.emit(CLOSED, closedWhileWaiting());
+    this.changes.removeAllListeners();
   }
 
   private decode(id: string): TaskRecord | undefined {

@@ -7,6 +7,8 @@ import type {
   BrokerSettings,
   DeadLetter,
   Delivery,
+  FailedTask,
+  Failure,
   PublishOutcome,
   PurgedMessage,
   QueueStats,
@@ -17,6 +19,7 @@ import type {
 import { collectReplies } from '../control/collect-replies';
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest } from '../control/control-types';
 import type { Envelope } from '../message';
+import { MemoryFailedRegistry } from './memory-failed-registry';
 import { WakeTimer } from './wake-timer';
 
 type Place = 'ready' | 'delayed' | 'active';
@@ -50,8 +53,11 @@ export class MemoryBroker implements Broker {
   private readonly paused = new Set<string>();
   private readonly controlHandlers = new Set<ControlHandler>();
   private seq = 0;
+  private readonly failed: MemoryFailedRegistry;
 
-  constructor(private readonly settings: BrokerSettings) {}
+  constructor(private readonly settings: BrokerSettings) {
+    this.failed = new MemoryFailedRegistry(settings.failedTtl ?? 0, settings.failedLimit ?? 10_000);
+  }
 
   async publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]> {
     const now = Date.now();
@@ -112,11 +118,31 @@ export class MemoryBroker implements Broker {
     });
   }
 
-  async ack(deliveries: readonly Delivery[]): Promise<void> {
+  async ack(deliveries: readonly Delivery[], failures?: ReadonlyMap<string, Failure>): Promise<void> {
     for (const delivery of deliveries) {
       const entries = this.queue(delivery.queue).entries;
-      if (entries.get(delivery.id)?.place === 'active') entries.delete(delivery.id);
+      const entry = entries.get(delivery.id);
+      if (entry?.place !== 'active') continue;
+      entries.delete(delivery.id);
+      const failure = failures?.get(delivery.id);
+      if (failure) this.failed.add({ ...failure, id: entry.id, queue: entry.queue, body: entry.body, at: Date.now() });
     }
+  }
+
+  async listFailed(queue: string, options: { offset?: number; limit?: number } = {}): Promise<FailedTask[]> {
+    return this.failed.list(queue, options.offset ?? 0, options.limit ?? 100);
+  }
+
+  async getFailed(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>> {
+    return this.failed.get(queue, ids);
+  }
+
+  async discardFailed(queue: string, ids?: readonly string[]): Promise<number> {
+    return this.failed.discard(queue, ids);
+  }
+
+  async queueNames(): Promise<string[]> {
+    return [...this.queues.keys()];
   }
 
   async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {

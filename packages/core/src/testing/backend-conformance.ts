@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Codec } from '../codec';
+import { eventCases } from './backend/event-cases';
 import { groupCases } from './backend/group-cases';
 import type { BackendConformanceOptions, BackendFactory, OpenBackend } from './backend/harness';
 import { recordCases } from './backend/record-cases';
@@ -25,5 +26,6 @@ export function runBackendConformance(name: string, factory: BackendFactory, opt
     describe('records', () => recordCases(open));
     describe('waiting and notifications', () => waitCases(open, options));
     describe('group counters', () => groupCases(open));
+    describe('event log', () => eventCases(open));
   });
 }

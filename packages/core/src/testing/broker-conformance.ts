@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { BrokerSettings } from '../broker';
 import { controlCases } from './broker/control-cases';
 import type { BrokerFactory, OpenBroker } from './broker/harness';
+import { failedCases } from './broker/failed-cases';
 import { leaseCases } from './broker/lease-cases';
 import { queueCases } from './broker/queue-cases';
 import { revokeCases } from './broker/revoke-cases';
@@ -36,5 +37,6 @@ export function runBrokerConformance(name: string, factory: BrokerFactory): void
     describe('leases', () => leaseCases(open));
     describe('revocations', () => revokeCases(open));
     describe('control channel and paused queues', () => controlCases(open));
+    describe('failed-task registry', () => failedCases(open));
   });
 }

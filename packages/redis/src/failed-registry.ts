@@ -1,0 +1,70 @@
+/**
+ * The Redis side of the failed-task registry: acks that keep failed tasks (one script per queue,
+ * atomic with the ack), and reading and removing entries. Layout in keys.ts.
+ */
+import type { BrokerSettings, Delivery, FailedTask, Failure, RemoteError } from '@celeriac/core';
+import type { Redis } from 'ioredis';
+import { queueKeyList, type KeySpace } from './keys';
+import { runScript } from './scripts';
+
+/** The failed-task registry of one app on Redis. */
+export class RedisFailedRegistry {
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: KeySpace,
+    private readonly settings: BrokerSettings,
+  ) {}
+
+  /** Acks deliveries of one queue that failed for good, keeping them in the registry. */
+  async ack(queue: string, deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
+    const args: Array<string | number> = [Date.now(), this.settings.failedTtl ?? 0, this.settings.failedLimit ?? 10_000];
+    for (const delivery of deliveries) args.push(delivery.id, delivery.deliveries, JSON.stringify(failures.get(delivery.id)));
+    await runScript(this.client, 'ackFailed', this.scriptKeys(queue), args);
+  }
+
+  async list(queue: string, offset: number, limit: number): Promise<FailedTask[]> {
+    const { failed } = this.keys.failed(queue);
+    const oldest = Date.now() - (this.settings.failedTtl ?? 0);
+    const ids = await this.client.zrevrangebyscore(failed, '+inf', `(${oldest}`, 'LIMIT', offset, limit);
+    return (await this.get(queue, ids)).filter((task): task is FailedTask => task !== undefined);
+  }
+
+  async get(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>> {
+    if (ids.length === 0) return [];
+    const { failed, failedInfo } = this.keys.failed(queue);
+    const [scores, fields] = await Promise.all([
+      this.client.zmscore(failed, ...ids),
+      this.client.hmget(failedInfo, ...ids.flatMap((id) => [`body:${id}`, `info:${id}`])),
+    ]);
+    const oldest = Date.now() - (this.settings.failedTtl ?? 0);
+    return ids.map((id, index) => {
+      const at = scores[index];
+      if (at === null || at === undefined || Number(at) <= oldest) return undefined;
+      return failedTask(id, queue, Number(at), fields[index * 2] ?? '', fields[index * 2 + 1] ?? '');
+    });
+  }
+
+  async discard(queue: string, ids?: readonly string[]): Promise<number> {
+    if (ids !== undefined && ids.length === 0) return 0;
+    const { failed, failedInfo } = this.keys.failed(queue);
+    return runScript<number>(this.client, 'discardFailed', [failed, failedInfo], ids ?? []);
+  }
+
+  private scriptKeys(queue: string): string[] {
+    const { failed, failedInfo } = this.keys.failed(queue);
+    return [...queueKeyList(this.keys.queue(queue)), failed, failedInfo];
+  }
+}
+
+/** An entry as stored; info written there by something else is shown as it is, not thrown on. */
+function failedTask(id: string, queue: string, at: number, body: string, text: string): FailedTask {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const info = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<Failure>) : {};
+  const error: RemoteError = typeof info.error === 'object' && info.error !== null ? info.error : { name: 'Error', message: 'unreadable failed-task record' };
+  return { id, queue, body, at, task: typeof info.task === 'string' ? info.task : '', error, attempts: typeof info.attempts === 'number' ? info.attempts : 0 };
+}

@@ -1,0 +1,34 @@
+-- Settles leased messages that failed for good and keeps them in the failed-task registry, in one
+-- step: a failed task is never acked without its entry, nor kept while still leased. Like `ack`, a
+-- stale ack (the lease was lost) is ignored. Entries past the TTL or the per-queue limit are pruned.
+-- KEYS: the 9 queue keys, then 10 failed (ZSET id -> epoch ms), 11 failed-info (HASH body:<id>, info:<id>).
+-- ARGV: now, ttl (ms), limit, then triples of id, delivery number, failure JSON.
+-- Returns: how many were acked.
+-- #include common
+
+local now, ttl, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local acked = 0
+for i = 4, #ARGV, 3 do
+  local id, delivery, failure = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local held = leaseCounts({ id }, { delivery })[1]
+  if held and redis.call('ZSCORE', KEYS[3], id) then
+    if ttl > 0 then
+      redis.call('HSET', KEYS[11], 'body:' .. id, redis.call('HGET', KEYS[4], id) or '', 'info:' .. id, failure)
+      redis.call('ZADD', KEYS[10], num(now), id)
+    end
+    redis.call('ZREM', KEYS[3], id)
+    forget(id)
+    acked = acked + 1
+  end
+end
+-- Prune: what expired, then the oldest past the limit.
+local gone = redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', num(now - ttl))
+local over = redis.call('ZCARD', KEYS[10]) - #gone - limit
+if over > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[10], #gone, #gone + over - 1)) do gone[#gone + 1] = id end
+end
+for _, id in ipairs(gone) do
+  redis.call('ZREM', KEYS[10], id)
+  redis.call('HDEL', KEYS[11], 'body:' .. id, 'info:' .. id)
+end
+return acked
