@@ -28,6 +28,7 @@ async function main(): Promise<number> {
     return 1;
   }
   // Loaded after the environment above is set: the app reads its prefix from it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the environment is set
   const { app, add, ship, stockKey } = require('./tasks') as typeof import('./tasks');
   console.log(`$ celeriac worker -A dist/tasks.js   (keys under ${PREFIX}:)`);
   const worker = spawn(process.execPath, [celeriacBin(), 'worker', '-A', TASKS, '--json-logs'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -91,6 +92,6 @@ function workerReady(worker: ChildProcess): Promise<void> {
   });
 }
 
-main().then((code) => {
+void main().then((code) => {
   process.exitCode = code;
 });

@@ -2,7 +2,7 @@
  * The ResultBackend interface: where task states, results and errors live until their TTL passes,
  * and how callers learn, without polling, that a task finished.
  */
-import type { RecordsRefusedError, RemoteError } from './errors';
+import type { RemoteError } from './errors';
 import type { EventLog } from './events/event-log';
 import type { CeleriacEvent } from './events/event-types';
 import type { TaskState } from './states';
@@ -87,7 +87,7 @@ export interface ResultBackend {
   /**
    * Stores records in order. Ready states (SUCCESS, FAILURE, REVOKED) wake waiters. A record the
    * store refuses (a TTL it cannot keep, a value that does not encode) fails alone: the others are
-   * stored, and the call rejects with a {@link RecordsRefusedError} naming the refused tasks.
+   * stored, and the call rejects with a `RecordsRefusedError` naming the refused tasks.
    * `events` are appended to the event log in the same write (a backend without a log drops them).
    */
   store(entries: readonly StoreEntry[], events?: readonly CeleriacEvent[]): Promise<void>;

@@ -51,7 +51,7 @@ export class RedisEventLog implements EventLog {
       await blocking.ready();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return [];
-      const reply = (await blocking.client.xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry)) as Array<[string, StreamEntry[]]> | null;
+      const reply = (await blocking.client.xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry));
       return expand(reply?.[0]?.[1] ?? []);
     } catch (error) {
       if (signal?.aborted) return [];

@@ -23,7 +23,7 @@ export class TaskEvents {
 
   /** Emits one event of this worker. */
   emit(event: TaskEventInput): void {
-    if (this.enabled) this.push({ ...event, timestamp: Date.now(), hostname: this.hostname, pid: process.pid } as TaskEvent);
+    if (this.enabled) this.push({ ...event, timestamp: Date.now(), hostname: this.hostname, pid: process.pid });
   }
 
   /** The fields naming a task, from its message or, when it did not decode, its delivery. */

@@ -61,10 +61,11 @@ export function callCommand(): Command {
       withOpsApp(flags, 'call', async (app) => {
         const args = jsonFlag(flags.args, '--args');
         if (!Array.isArray(args)) throw new Error(`--args must be a JSON array, e.g. --args '[1, 2]'.`);
+        const positional: unknown[] = args;
         const kwargs = jsonFlag(flags.kwargs, '--kwargs');
         if (kwargs !== undefined && (typeof kwargs !== 'object' || kwargs === null || Array.isArray(kwargs))) throw new Error(`--kwargs must be a JSON object, e.g. --kwargs '{"retries": 2}'.`);
         const options = (jsonFlag(flags.options, '--options') ?? {}) as Record<string, unknown>;
-        const result = app.sendTask(task, kwargs === undefined ? args : [...args, kwargs], options);
+        const result = app.sendTask(task, kwargs === undefined ? positional : [...positional, kwargs], options);
         await result.sent;
         if (!flags.wait) return console.log(flags.json ? JSON.stringify({ id: result.id, task }) : result.id);
         await printOutcome(app, result.id, flags);

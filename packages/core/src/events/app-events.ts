@@ -28,7 +28,7 @@ export interface EventStreamOptions extends EventFilter {
    * Where to start: an event id (resume after it), a duration back from now (`'10m'`), or a Date.
    * @defaultValue now: only events from here on
    */
-  readonly since?: string | Duration | Date;
+  readonly since?: string | number | Date;
   /** Ends the stream. */
   readonly signal?: AbortSignal;
   /**

@@ -18,7 +18,7 @@ export interface FailedSource {
 }
 
 /** Which failed tasks: these ids (or `'all'`), in one queue or, without `queue`, in every queue. */
-export type FailedSelection = string | readonly string[] | 'all';
+export type FailedSelection = string | readonly string[];
 
 type RegistryBroker = Broker & Required<Pick<Broker, 'listFailed' | 'getFailed' | 'discardFailed' | 'queueNames'>>;
 

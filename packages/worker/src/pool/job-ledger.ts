@@ -89,7 +89,7 @@ export class JobLedger {
 
   /** The job the child runs or runs next. */
   first(): SentJob | undefined {
-    return this.sent.values().next().value as SentJob | undefined;
+    return this.sent.values().next().value;
   }
 
   /** The job the child said it began and has not finished, if any. */
