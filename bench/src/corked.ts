@@ -39,10 +39,13 @@ async function main(): Promise<void> {
       total.cpu += (cpu * BLOCK) / BATCHES;
     }
   }
-  console.log(`Batches of SET, GET, PEXPIRE, each awaited, ${BATCHES} per mode in alternating blocks of ${BLOCK}, Redis at ${url}.\n`);
+  console.log(
+    `Batches of SET, GET, PEXPIRE, each awaited, ${BATCHES} per mode in alternating blocks of ${BLOCK}, Redis at ${url}.\n`,
+  );
   console.log('| mode | µs per batch | µs of CPU per batch (this process) |');
   console.log('| --- | --- | --- |');
-  for (const [mode, total] of Object.entries(totals)) console.log(`| ${mode} | ${total.wall.toFixed(1)} | ${total.cpu.toFixed(1)} |`);
+  for (const [mode, total] of Object.entries(totals))
+    console.log(`| ${mode} | ${total.wall.toFixed(1)} | ${total.cpu.toFixed(1)} |`);
   await client.del(key);
   await connection.release();
 }

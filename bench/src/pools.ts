@@ -26,7 +26,12 @@ process.env.BENCH_PREFIX = prefix;
  * every task (results stored), as BullMQ's 'completed' events do below; `'results'` when the
  * sender, in this same process, has received every result.
  */
-async function celeriacPool(pool: 'prefork' | 'fork' | 'inline', concurrency: number, jobs: number, until: 'processed' | 'results' = 'processed'): Promise<number> {
+async function celeriacPool(
+  pool: 'prefork' | 'fork' | 'inline',
+  concurrency: number,
+  jobs: number,
+  until: 'processed' | 'results' = 'processed',
+): Promise<number> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { app, noop } = require('./pool-app') as typeof import('./pool-app');
   const results = noop.delayMany(Array.from({ length: jobs }, (_, i) => [i] as [number]));
@@ -36,10 +41,11 @@ async function celeriacPool(pool: 'prefork' | 'fork' | 'inline', concurrency: nu
   const worker = app.worker({ pool, concurrency, appModule: join(__dirname, 'pool-app.js') });
   await worker.start();
   if (until === 'results') await Promise.all(results);
-  else await new Promise<void>((resolve) => {
-    // Every 10 ms: a 1 ms poll took CPU from the children it measures (at most 10 ms late, <1 % of a run).
-    const check = setInterval(() => worker.processed >= jobs && (clearInterval(check), resolve()), 10);
-  });
+  else
+    await new Promise<void>((resolve) => {
+      // Every 10 ms: a 1 ms poll took CPU from the children it measures (at most 10 ms late, <1 % of a run).
+      const check = setInterval(() => worker.processed >= jobs && (clearInterval(check), resolve()), 10);
+    });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await worker.close();
   // Every round starts from an empty Redis, as BullMQ's obliterated queue does.
@@ -50,14 +56,25 @@ async function celeriacPool(pool: 'prefork' | 'fork' | 'inline', concurrency: nu
 }
 
 async function bullSandboxed(useWorkerThreads: boolean, jobs: number): Promise<number> {
-  const connection = { host: new URL(url).hostname, port: Number(new URL(url).port || 6379), maxRetriesPerRequest: null };
+  const connection = {
+    host: new URL(url).hostname,
+    port: Number(new URL(url).port || 6379),
+    maxRetriesPerRequest: null,
+  };
   const queue = new Queue('pools', { connection, prefix });
   for (let start = 0; start < jobs; start += 1000) {
-    await queue.addBulk(Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => ({ name: 'noop', data: { i } })));
+    await queue.addBulk(
+      Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => ({ name: 'noop', data: { i } })),
+    );
   }
   let done = 0;
   const begin = process.hrtime.bigint();
-  const worker = new BullWorker('pools', join(__dirname, 'bullmq-processor.js'), { connection, prefix, concurrency: 2, useWorkerThreads });
+  const worker = new BullWorker('pools', join(__dirname, 'bullmq-processor.js'), {
+    connection,
+    prefix,
+    concurrency: 2,
+    useWorkerThreads,
+  });
   await new Promise<void>((resolve) => worker.on('completed', () => ++done === jobs && resolve()));
   const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
   await worker.close();
@@ -81,7 +98,9 @@ async function bareRate(total: number): Promise<number> {
   const lane = async (): Promise<void> => {
     while (next < total) {
       next += 1;
-      await new Promise((resolve, reject) => execFile(process.execPath, ['-e', '0'], (error) => (error ? reject(error) : resolve(undefined))));
+      await new Promise((resolve, reject) =>
+        execFile(process.execPath, ['-e', '0'], (error) => (error ? reject(error) : resolve(undefined))),
+      );
     }
   };
   await Promise.all([lane(), lane()]);
@@ -98,8 +117,14 @@ interface Measure {
 const forkGroup: Measure[] = [
   { name: 'bare `node -e 0`, two at a time (what c=2 can reach on these cores)', run: () => bareRate(size(80)) },
   { name: 'celeriac fork, c=2', run: () => celeriacPool('fork', 2, size(300)) },
-  { name: 'bare `node -e 0` start-up, ms (bound for a process per task at c=2: 2 / start-up)', run: async () => startMs(['-e', '0']) },
-  { name: '`node` loading the app module, ms', run: async () => startMs(['-e', `require(${JSON.stringify(join(__dirname, 'pool-app.js'))})`]) },
+  {
+    name: 'bare `node -e 0` start-up, ms (bound for a process per task at c=2: 2 / start-up)',
+    run: async () => startMs(['-e', '0']),
+  },
+  {
+    name: '`node` loading the app module, ms',
+    run: async () => startMs(['-e', `require(${JSON.stringify(join(__dirname, 'pool-app.js'))})`]),
+  },
 ];
 
 /**
@@ -127,7 +152,10 @@ const cleanForkGroup: Measure[] = extraCaCerts === undefined ? [] : forkGroup.sl
 
 const others: Measure[] = [
   { name: 'celeriac prefork, c=2', run: () => celeriacPool('prefork', 2, size(20_000)) },
-  { name: 'celeriac prefork, c=2, results awaited by the sender in this process', run: () => celeriacPool('prefork', 2, size(20_000), 'results') },
+  {
+    name: 'celeriac prefork, c=2, results awaited by the sender in this process',
+    run: () => celeriacPool('prefork', 2, size(20_000), 'results'),
+  },
   { name: 'celeriac inline, c=100', run: () => celeriacPool('inline', 100, size(50_000)) },
   { name: 'bullmq sandboxed child processes, c=2', run: () => bullSandboxed(false, size(10_000)) },
   { name: 'bullmq sandboxed worker threads, c=2', run: () => bullSandboxed(true, size(10_000)) },
@@ -139,7 +167,11 @@ const others: Measure[] = [
  */
 async function measureAll(): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>();
-  const units: Measure[][] = [forkGroup, ...(cleanForkGroup.length > 0 ? [cleanForkGroup] : []), ...(forkOnly ? [] : others.map((measure) => [measure]))];
+  const units: Measure[][] = [
+    forkGroup,
+    ...(cleanForkGroup.length > 0 ? [cleanForkGroup] : []),
+    ...(forkOnly ? [] : others.map((measure) => [measure])),
+  ];
   for (let round = 0; round < rounds; round += 1) {
     // Spread the starting points over the units, so every unit is measured early in some round.
     const first = Math.floor((round * units.length) / rounds) % units.length;
@@ -169,22 +201,32 @@ async function main(): Promise<void> {
   await admin.quit();
   const format = (value: number) => Math.round(value).toLocaleString('en-US');
   const rounded = (values: number[]) => values.map(format).join(' / ');
-  console.log(`Process pools, no-op jobs, Redis at ${url}, scale ${scale}; median of ${rounds} rounds taken in turn (each round's value after it).\n`);
+  console.log(
+    `Process pools, no-op jobs, Redis at ${url}, scale ${scale}; median of ${rounds} rounds taken in turn (each round's value after it).\n`,
+  );
   console.log('| pool | jobs/s (median) | each round |\n| --- | --- | --- |');
   for (const [name, values] of samples) console.log(`| ${name} | ${format(median(values))} | ${rounded(values)} |`);
   // Ratios within a round compare measures taken close together; across rounds they would not.
   console.log('');
-  for (const [group, label] of [[forkGroup, ''], [cleanForkGroup, WITHOUT_CA]] as const) {
+  for (const [group, label] of [
+    [forkGroup, ''],
+    [cleanForkGroup, WITHOUT_CA],
+  ] as const) {
     if (group.length === 0) continue;
     const [two, fork, bare] = group.map((measure) => samples.get(measure.name) ?? []);
-    const ratios = (bound: (round: number) => number) => (fork ?? []).map((rate, round) => (bound(round) / rate).toFixed(2)).join(' / ');
+    const ratios = (bound: (round: number) => number) =>
+      (fork ?? []).map((rate, round) => (bound(round) / rate).toFixed(2)).join(' / ');
     console.log(`fork below two bare starts at a time${label}, per round: ${ratios((round) => two?.[round] ?? NaN)}x`);
-    console.log(`fork below the bare bound (2 / start-up)${label}, per round: ${ratios((round) => 2_000 / (bare?.[round] ?? NaN))}x`);
+    console.log(
+      `fork below the bare bound (2 / start-up)${label}, per round: ${ratios((round) => 2_000 / (bare?.[round] ?? NaN))}x`,
+    );
   }
   if (forkOnly) return;
   const [bullChild] = others.slice(3).map((measure) => samples.get(measure.name) ?? []);
   const prefork = samples.get(others[0]?.name ?? '') ?? [];
-  console.log(`prefork above bullmq sandboxed child processes, per round: ${prefork.map((rate, round) => (rate / (bullChild?.[round] ?? NaN)).toFixed(2)).join(' / ')}x`);
+  console.log(
+    `prefork above bullmq sandboxed child processes, per round: ${prefork.map((rate, round) => (rate / (bullChild?.[round] ?? NaN)).toFixed(2)).join(' / ')}x`,
+  );
 }
 
 main().catch((error: unknown) => {

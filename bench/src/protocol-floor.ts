@@ -48,14 +48,23 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
     while (!stopped) {
       // As the worker does: the next wait starts on the event loop's next turn.
       await nextTurn();
-      const [woken, reserved] = corked(waiting, () => [waiting.bzpopmin(marker, 20), runScript<string[]>(waiting, 'reserve', queueKeys, ['', 1, VISIBILITY_MS])] as const);
+      const [woken, reserved] = corked(
+        waiting,
+        () =>
+          [
+            waiting.bzpopmin(marker, 20),
+            runScript<string[]>(waiting, 'reserve', queueKeys, ['', 1, VISIBILITY_MS]),
+          ] as const,
+      );
       // Both fail when stop() disconnects the blocking client.
       woken.catch(() => undefined);
       const reply = await reserved.catch(() => undefined);
       if (!reply || reply.length < 4) continue;
       const [, id = '', body = '', deliveries = ''] = reply;
       const message = JSON.parse(body) as { task: string; args: { json: unknown[] }; replyTo: string };
-      const record = JSON.stringify({ json: { id, state: 'SUCCESS', date: Date.now(), task: message.task, retries: 0, result: message.args.json[0] } });
+      const record = JSON.stringify({
+        json: { id, state: 'SUCCESS', date: Date.now(), task: message.task, retries: 0, result: message.args.json[0] },
+      });
       const stored = corked(client, () => [
         client.set(keySpace.result(id), record, 'PX', RESULT_TTL_MS),
         client.publish(keySpace.replyChannel(message.replyTo), JSON.stringify([[id, record]])),
@@ -72,7 +81,18 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
     once: () =>
       timed(() => {
         const id = randomUUID();
-        const body = JSON.stringify({ version: 1, id, task: 'bench.noop', args: { json: [0] }, queue: QUEUE, priority: 0, retries: 0, headers: {}, publishedAt: Date.now(), replyTo: clientId });
+        const body = JSON.stringify({
+          version: 1,
+          id,
+          task: 'bench.noop',
+          args: { json: [0] },
+          queue: QUEUE,
+          priority: 0,
+          retries: 0,
+          headers: {},
+          publishedAt: Date.now(),
+          replyTo: clientId,
+        });
         const done = new Promise<void>((resolve) => waiters.set(id, resolve));
         return Promise.all([runScript(client, 'publish', queueKeys, [Date.now(), 1, id, 0, 0, '0', body]), done]);
       }),

@@ -12,8 +12,15 @@ export interface RunningWorker {
 }
 
 /** Starts the round-trip worker of `library` in this process (`here`) or in one of its own (`apart`). */
-export async function startWorker(where: Placement, library: string, url: string, prefix: string): Promise<RunningWorker> {
-  return where === 'apart' ? startRemoteWorker(library, url, prefix) : { stop: await startRoundTripWorker(library, url, prefix) };
+export async function startWorker(
+  where: Placement,
+  library: string,
+  url: string,
+  prefix: string,
+): Promise<RunningWorker> {
+  return where === 'apart'
+    ? startRemoteWorker(library, url, prefix)
+    : { stop: await startRoundTripWorker(library, url, prefix) };
 }
 
 /** Forks a worker of `library` in its own process; resolves once it consumes. */
@@ -22,7 +29,9 @@ export async function startRemoteWorker(library: string, url: string, prefix: st
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`The ${library} worker process exited with ${code} before it was ready`)));
+    child.once('exit', (code) =>
+      reject(new Error(`The ${library} worker process exited with ${code} before it was ready`)),
+    );
   });
   const stop = async () => {
     child.send('stop');

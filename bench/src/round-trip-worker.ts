@@ -19,7 +19,11 @@ export async function startRoundTripWorker(library: string, url: string, prefix:
       return () => app.close();
     }
     case 'bullmq': {
-      const worker = new BullWorker('bench', async (job) => (job.data as { i: number }).i, { connection: connectionOf(url), prefix, concurrency: 1 });
+      const worker = new BullWorker('bench', async (job) => (job.data as { i: number }).i, {
+        connection: connectionOf(url),
+        prefix,
+        concurrency: 1,
+      });
       await worker.waitUntilReady();
       return () => worker.close();
     }
@@ -37,5 +41,10 @@ export async function startRoundTripWorker(library: string, url: string, prefix:
 /** ioredis connection options for BullMQ from a Redis URL. */
 export function connectionOf(url: string) {
   const parsed = new URL(url);
-  return { host: parsed.hostname, port: Number(parsed.port || 6379), db: Number(parsed.pathname.slice(1) || 0), maxRetriesPerRequest: null };
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    db: Number(parsed.pathname.slice(1) || 0),
+    maxRetriesPerRequest: null,
+  };
 }

@@ -43,13 +43,28 @@ function scenarios(): Scenario[] {
   const concurrent = size(10_000);
   const bulk = size(30_000);
   const list: Scenario[] = [
-    { column: 'enqueue, one by one', jobs: serial, run: (subject) => subject.enqueueSerial(serial), finish: drain(serial) },
-    { column: 'enqueue, concurrent', jobs: concurrent, run: (subject) => subject.enqueueConcurrent(concurrent), finish: drain(concurrent) },
+    {
+      column: 'enqueue, one by one',
+      jobs: serial,
+      run: (subject) => subject.enqueueSerial(serial),
+      finish: drain(serial),
+    },
+    {
+      column: 'enqueue, concurrent',
+      jobs: concurrent,
+      run: (subject) => subject.enqueueConcurrent(concurrent),
+      finish: drain(concurrent),
+    },
     { column: 'enqueue, bulk', jobs: bulk, run: (subject) => subject.enqueueBulk(bulk), finish: drain(bulk) },
   ];
   for (const concurrency of [1, 10, 100]) {
     const jobs = size(concurrency === 1 ? 3_000 : 20_000);
-    list.push({ column: `process, c=${concurrency}`, jobs, prepare: (subject) => subject.enqueueBulk(jobs), run: (subject) => subject.processAll(jobs, concurrency) });
+    list.push({
+      column: `process, c=${concurrency}`,
+      jobs,
+      prepare: (subject) => subject.enqueueBulk(jobs),
+      run: (subject) => subject.processAll(jobs, concurrency),
+    });
   }
   return list;
 }
@@ -132,7 +147,12 @@ async function cpuAt(edge: 'start' | 'end', admin: Redis, workerPid: number | un
  * worker, Redis) wait for each other, so a round trip costs about what their CPU adds up to. With
  * `floorPrefix` (worker here only), Celeriac's protocol from minimal code runs in the rotation too.
  */
-async function roundTrips(subjects: Subject[], admin: Redis, where: Placement, floorPrefix?: string): Promise<{ rows: Map<string, Row>; cpu: Map<string, CpuTally> }> {
+async function roundTrips(
+  subjects: Subject[],
+  admin: Redis,
+  where: Placement,
+  floorPrefix?: string,
+): Promise<{ rows: Map<string, Row>; cpu: Map<string, CpuTally> }> {
   const label = where === 'here' ? 'round trip' : 'round trip, worker apart,';
   const samples = size(2_000);
   const warmUp = size(3_000);
@@ -173,7 +193,13 @@ async function roundTrips(subjects: Subject[], admin: Redis, where: Placement, f
   const rows = new Map(
     lanes.map((lane) => {
       const sorted = lane.times.sort((a, b) => a - b);
-      return [lane.name, { [`${label} p50 ms`]: percentile(sorted, 0.5).toFixed(3), [`${label} p99 ms`]: percentile(sorted, 0.99).toFixed(3) }];
+      return [
+        lane.name,
+        {
+          [`${label} p50 ms`]: percentile(sorted, 0.5).toFixed(3),
+          [`${label} p99 ms`]: percentile(sorted, 0.99).toFixed(3),
+        },
+      ];
     }),
   );
   return { rows, cpu: new Map(lanes.map((lane) => [lane.name, lane.cpu])) };
@@ -204,7 +230,11 @@ function cpuTable(here: Map<string, CpuTally>, apart: Map<string, CpuTally>): st
 function table(rows: Row[]): string {
   const columns = Object.keys(rows[0] ?? {});
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(columns), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((column) => row[column] ?? '')))].join('\n');
+  return [
+    line(columns),
+    line(columns.map(() => '---')),
+    ...rows.map((row) => line(columns.map((column) => row[column] ?? ''))),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -221,7 +251,9 @@ async function main(): Promise<void> {
   const onSignal = (signal: NodeJS.Signals) => {
     // Twice: a job in flight during the first pass may write a key behind it.
     const clean = () => Promise.all(prefixes.map((prefix) => deleteKeys(admin, `${prefix}*`)));
-    void clean().then(clean).finally(() => process.exit(128 + os.constants.signals[signal]));
+    void clean()
+      .then(clean)
+      .finally(() => process.exit(128 + os.constants.signals[signal]));
   };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const subjects = makers
@@ -232,11 +264,16 @@ async function main(): Promise<void> {
       return make(prefix);
     });
   try {
-    const samples = parts.includes('throughput') ? await throughput(subjects) : new Map<string, Map<string, number[]>>();
+    const samples = parts.includes('throughput')
+      ? await throughput(subjects)
+      : new Map<string, Map<string, number[]>>();
     const commands = new Map<string, string>();
-    if (parts.includes('commands')) for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
+    if (parts.includes('commands'))
+      for (const subject of subjects) commands.set(subject.name, await commandsPerJob(subject, admin));
     // Celeriac's protocol from minimal code, as a reference next to Celeriac itself.
-    const floorPrefix = subjects.some((subject) => subject.name === 'celeriac') ? `bench-${process.pid}-floor` : undefined;
+    const floorPrefix = subjects.some((subject) => subject.name === 'celeriac')
+      ? `bench-${process.pid}-floor`
+      : undefined;
     if (floorPrefix !== undefined) prefixes.push(floorPrefix);
     const here = parts.includes('latency') ? await roundTrips(subjects, admin, 'here', floorPrefix) : undefined;
     const separate = parts.includes('latency') ? await roundTrips(subjects, admin, 'apart') : undefined;
@@ -244,18 +281,29 @@ async function main(): Promise<void> {
     const apart = separate?.rows ?? new Map<string, Row>();
     const rows: Row[] = subjects.map((subject) => {
       const row: Row = { library: subject.name };
-      for (const [column, values] of samples.get(subject.name) ?? []) row[column] = Math.round(median(values)).toLocaleString('en-US');
+      for (const [column, values] of samples.get(subject.name) ?? [])
+        row[column] = Math.round(median(values)).toLocaleString('en-US');
       row['Redis cmds/job'] = commands.get(subject.name) ?? '';
       return Object.assign(row, latencies.get(subject.name), apart.get(subject.name));
     });
-    console.log(`Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ${rounds} rounds taken in turn.\n`);
+    console.log(
+      `Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ${rounds} rounds taken in turn.\n`,
+    );
     console.log(table(rows));
     const ping = latencies.get(PING);
-    if (ping) console.log(`\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, p99 ${ping['round trip p99 ms']} ms.`);
+    if (ping)
+      console.log(
+        `\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, p99 ${ping['round trip p99 ms']} ms.`,
+      );
     const floor = latencies.get(FLOOR);
-    if (floor) console.log(`Celeriac's Redis commands sent by minimal code (no library layers), worker here, same rotation: p50 ${floor['round trip p50 ms']} ms, p99 ${floor['round trip p99 ms']} ms.`);
+    if (floor)
+      console.log(
+        `Celeriac's Redis commands sent by minimal code (no library layers), worker here, same rotation: p50 ${floor['round trip p50 ms']} ms, p99 ${floor['round trip p99 ms']} ms.`,
+      );
     if (here && separate) {
-      console.log('\nCPU time per round trip, µs (each process with all its threads; Redis from INFO cpu), over the timed round trips:\n');
+      console.log(
+        '\nCPU time per round trip, µs (each process with all its threads; Redis from INFO cpu), over the timed round trips:\n',
+      );
       console.log(cpuTable(here.cpu, separate.cpu));
     }
   } finally {

@@ -7,5 +7,8 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 /** The median of unsorted samples. */
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }

@@ -5,7 +5,13 @@ import { timed, type Subject } from '../subject';
 
 /** Builds the bee-queue subject. */
 export function beeQueueSubject(url: string, prefix: string): Subject {
-  const producer = new BeeQueue('bench', { redis: { url }, prefix, isWorker: false, getEvents: true, removeOnSuccess: false });
+  const producer = new BeeQueue('bench', {
+    redis: { url },
+    prefix,
+    isWorker: false,
+    getEvents: true,
+    removeOnSuccess: false,
+  });
 
   return {
     name: 'bee-queue',

@@ -32,12 +32,18 @@ class Beat {
   private readonly waiters = new Set<() => void>();
 
   constructor(readonly name: string) {
-    this.child = spawn(process.execPath, [CLI, 'beat', '-A', join(__dirname, 'tasks.js'), '--lease', '2s', '--id', name, '--json-logs'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child = spawn(
+      process.execPath,
+      [CLI, 'beat', '-A', join(__dirname, 'tasks.js'), '--lease', '2s', '--id', name, '--json-logs'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
     createInterface({ input: this.child.stdout! }).on('line', (text) => {
       const line = JSON.parse(text) as Line;
       this.lines.push(line);
-      console.log(`${name.padEnd(6)} | ${line.msg}${line.slot ? ` ${(line.slot as string).slice(11, 19)} (${String(line.late)} ms late)` : ''}`);
+      console.log(
+        `${name.padEnd(6)} | ${line.msg}${line.slot ? ` ${(line.slot as string).slice(11, 19)} (${String(line.late)} ms late)` : ''}`,
+      );
       this.waiters.forEach((wake) => wake());
     });
   }
@@ -81,7 +87,9 @@ async function main(): Promise<number> {
     await first.until((line) => line.msg.endsWith(' ready'));
     await second.until((line) => line.msg.endsWith(' ready'));
     // Whichever took the lease first leads; the other stands by.
-    const [leader, standby] = first.lines.some((line) => line.msg.startsWith('Leading')) ? [first, second] : [second, first];
+    const [leader, standby] = first.lines.some((line) => line.msg.startsWith('Leading'))
+      ? [first, second]
+      : [second, first];
     await leader.until((line) => line.msg === 'Fired heartbeat', 4);
 
     console.log(`demo   | kill -9 ${leader.child.pid} (the leader, ${leader.name})`);
@@ -93,7 +101,10 @@ async function main(): Promise<number> {
     console.log('demo   | app.beat.add("greeting", every 1s) from this process');
     await app.beat.add('greeting', { task: 'demo.heartbeat', schedule: every('1s'), args: ['a runtime entry'] });
     await standby.until((line) => line.msg === 'Fired greeting', 2);
-    for (const entry of await app.beat.list()) console.log(`demo   | entry ${entry.name}: ${entry.description} (${entry.source}), next ${new Date(entry.next ?? 0).toISOString()}`);
+    for (const entry of await app.beat.list())
+      console.log(
+        `demo   | entry ${entry.name}: ${entry.description} (${entry.source}), next ${new Date(entry.next ?? 0).toISOString()}`,
+      );
     await app.beat.remove('greeting');
     await standby.until((line) => line.msg.startsWith('Entries changed'), 2); // the add, then the removal
 
@@ -105,15 +116,19 @@ async function main(): Promise<number> {
     const slots = ids.map((id) => Number(id.split(':')[2])).sort((a, b) => a - b);
     if (new Set(ids).size !== ids.length) throw new Error('a slot fired twice');
     const gaps = slots.slice(1).filter((slot, index) => slot - slots[index]! !== 1_000);
-    if (gaps.length > 0) throw new Error(`slots went missing before ${gaps.map((slot) => new Date(slot).toISOString()).join(', ')}`);
+    if (gaps.length > 0)
+      throw new Error(`slots went missing before ${gaps.map((slot) => new Date(slot).toISOString()).join(', ')}`);
     const results = await Promise.all(ids.map((id) => app.result<string>(id).get({ timeout: '10s' })));
-    console.log(`demo   | ${ids.length} heartbeat slots from ${new Date(slots[0]!).toISOString().slice(11, 19)} to ${new Date(slots[slots.length - 1]!).toISOString().slice(11, 19)}: each fired once, none missing, all ran ("${results[0]}")`);
+    console.log(
+      `demo   | ${ids.length} heartbeat slots from ${new Date(slots[0]!).toISOString().slice(11, 19)} to ${new Date(slots[slots.length - 1]!).toISOString().slice(11, 19)}: each fired once, none missing, all ran ("${results[0]}")`,
+    );
     return 0;
   } catch (error) {
     console.error(`Demo failed: ${(error as Error).message}`);
     return 1;
   } finally {
-    for (const beat of [first, second]) if (beat.child.exitCode === null && beat.child.signalCode === null) beat.child.kill('SIGKILL');
+    for (const beat of [first, second])
+      if (beat.child.exitCode === null && beat.child.signalCode === null) beat.child.kill('SIGKILL');
     await Promise.all([first.exited, second.exited]);
     await app.close();
     console.log(`demo   | cleaned up ${await deleteKeys()} key(s) under ${PREFIX}:`);

@@ -48,7 +48,10 @@ export function createCanvasApp(broker: string) {
   const sum = app.task('math.sum', (values: number[]) => values.reduce((total, value) => total + value, 0));
 
   /** An errback: a worker calls it with the id of the task that failed for good and its error. */
-  const notify = app.task('alerts.notify', (taskId: string, error: RemoteError) => `alert: task ${taskId} failed with ${error.name}: ${error.message}`);
+  const notify = app.task(
+    'alerts.notify',
+    (taskId: string, error: RemoteError) => `alert: task ${taskId} failed with ${error.name}: ${error.message}`,
+  );
 
   return { app, fetchText, countWords, report, square, sum, notify };
 }

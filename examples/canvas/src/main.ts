@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     assert.equal(reported, report(wordsIn('harbour'), 'harbour'));
     // applyAsync() returned the last step's handle; `parent` leads back to the first step.
     for (let step = line.parent; step !== undefined; step = step.parent) {
-      if (step instanceof AsyncResult) console.log(`   parent ${step.taskName} [${step.id}] = ${JSON.stringify(await step.get(WAIT))}`);
+      if (step instanceof AsyncResult)
+        console.log(`   parent ${step.taskName} [${step.id}] = ${JSON.stringify(await step.get(WAIT))}`);
     }
 
     // 2. A group: members run in parallel (each member here is itself a chain); values in order.
@@ -42,14 +43,20 @@ async function main(): Promise<void> {
     const values = await counts.get(WAIT);
     console.log(`2. group of ${names.length} chains = ${JSON.stringify(values)} (${names.join(', ')})`);
     assert.deepEqual(values, names.map(wordsIn));
-    console.log(`   completedCount() = ${await counts.completedCount()}, ready() = ${await counts.ready()}, member ids ${counts.ids[0]} ...`);
+    console.log(
+      `   completedCount() = ${await counts.completedCount()}, ready() = ${await counts.ready()}, member ids ${counts.ids[0]} ...`,
+    );
     // Anyone who knows the group id and size can read the same results (e.g. another process).
     const again = app.groupResult<number[]>(counts.id, names.length);
     console.log(`   app.groupResult('${counts.id}', ${names.length}) = ${JSON.stringify(await again.get(WAIT))}`);
 
     // 3. A chord: the body runs once, with the list of the header's results. In a chain, a group
     //    followed by a step is a chord too: here its total goes on to a report.
-    const total = chain(group(names.map((name) => chain(fetchText.s(name), countWords.s()))), sum.s(), report.s('all texts')).applyAsync();
+    const total = chain(
+      group(names.map((name) => chain(fetchText.s(name), countWords.s()))),
+      sum.s(),
+      report.s('all texts'),
+    ).applyAsync();
     const totalLine = await total.get(WAIT);
     console.log(`3. chain(group of chains, math.sum, text.report) = ${JSON.stringify(totalLine)}`);
     assert.equal(totalLine, report(sum(names.map(wordsIn)), 'all texts'));
@@ -57,7 +64,10 @@ async function main(): Promise<void> {
     // 4. A chord of 1,000 members: counted one bit each, the last one to finish starts the body.
     const size = 1_000;
     const started = Date.now();
-    const squares = chord(Array.from({ length: size }, (_, index) => square.s(index + 1)), sum.s()).applyAsync();
+    const squares = chord(
+      Array.from({ length: size }, (_, index) => square.s(index + 1)),
+      sum.s(),
+    ).applyAsync();
     const sumOfSquares = await squares.get(WAIT);
     console.log(`4. chord(${size} x math.square, math.sum) = ${sumOfSquares} in ${Date.now() - started} ms`);
     assert.equal(sumOfSquares, (size * (size + 1) * (2 * size + 1)) / 6);
@@ -73,14 +83,19 @@ async function main(): Promise<void> {
     assert.ok(failure instanceof TaskFailedError);
     console.log(`5. chain with a missing text: ${failure.remote.name}: ${failure.remote.message}`);
     const steps = [broken.parent?.parent, broken.parent, broken].filter((step) => step instanceof AsyncResult);
-    console.log(`   states: ${(await Promise.all(steps.map(async (step) => `${step.taskName} ${await step.state()}`))).join(', ')}`);
+    console.log(
+      `   states: ${(await Promise.all(steps.map(async (step) => `${step.taskName} ${await step.state()}`))).join(', ')}`,
+    );
     const alert = await app.result<string>(alertId).get(WAIT);
     console.log(`   errback alerts.notify returned: ${alert}`);
     assert.ok(alert.includes(steps[0]?.id as string));
 
     // 6. A chord with a failing member: the body does not run; its result is a ChordError naming
     //    the member that failed.
-    const doomed = chord([chain(fetchText.s('harbour'), countWords.s()), chain(fetchText.s('lighthouse'), countWords.s())], sum.s()).applyAsync();
+    const doomed = chord(
+      [chain(fetchText.s('harbour'), countWords.s()), chain(fetchText.s('lighthouse'), countWords.s())],
+      sum.s(),
+    ).applyAsync();
     const chordFailure = await doomed.get({ ...WAIT, propagate: false });
     assert.ok(chordFailure instanceof TaskFailedError && chordFailure.remote.name === 'ChordError');
     console.log(`6. chord with a failing member: ${chordFailure.remote.name}: ${chordFailure.remote.message}`);

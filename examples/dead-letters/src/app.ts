@@ -32,7 +32,9 @@ export function createExampleApp(options: ExampleAppOptions) {
       if (options.crashes) {
         const task = currentTask();
         await sleep(100); // some work first (the STARTED state gets written meanwhile)
-        console.log(`  worker ${process.pid}: running ${task.name}('${month}'), delivery ${task.deliveries}; this process dies now`);
+        console.log(
+          `  worker ${process.pid}: running ${task.name}('${month}'), delivery ${task.deliveries}; this process dies now`,
+        );
         process.kill(process.pid, 'SIGKILL');
       }
       return `report for ${month}: 42 rows`;

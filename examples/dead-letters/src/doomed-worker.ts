@@ -34,7 +34,12 @@ export function runDoomedWorkerProcess(entry: string, redisUrl: string, prefix: 
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       if (signal === 'SIGKILL') resolve();
-      else reject(new Error(`The doomed worker ${child.pid} exited with ${signal ?? `code ${code}`} instead of dying in the task`));
+      else
+        reject(
+          new Error(
+            `The doomed worker ${child.pid} exited with ${signal ?? `code ${code}`} instead of dying in the task`,
+          ),
+        );
     });
   });
 }

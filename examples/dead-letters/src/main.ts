@@ -40,12 +40,14 @@ async function main(): Promise<void> {
     worker = app.worker({ queues: [QUEUE], concurrency: 1, logger: taggedLogger(`worker ${process.pid} (healthy)`) });
     await worker.start();
     const failure = await outcome;
-    if (!(failure instanceof TaskFailedError)) throw new Error(`Expected the task to fail, got ${JSON.stringify(failure)}`);
+    if (!(failure instanceof TaskFailedError))
+      throw new Error(`Expected the task to fail, got ${JSON.stringify(failure)}`);
     console.log(`   state ${await result.state()}: ${failure.remote.name}: ${failure.remote.message}`);
 
     const dead = await app.broker.listDead(QUEUE);
     console.log(`   app.broker.listDead('${QUEUE}'):`);
-    for (const letter of dead) console.log(`     ${letter.id} at ${new Date(letter.at).toISOString()}: ${letter.reason}`);
+    for (const letter of dead)
+      console.log(`     ${letter.id} at ${new Date(letter.at).toISOString()}: ${letter.reason}`);
     console.log(`   app.broker.stats('${QUEUE}'): ${JSON.stringify(await app.broker.stats(QUEUE))}`);
 
     console.log('5. Requeue it: it gets a fresh delivery count, and the healthy worker runs it');
@@ -59,7 +61,9 @@ async function main(): Promise<void> {
     console.log('6. A task no worker knows is dead-lettered at once; it will never run, so discard it');
     const unknown = app.sendTask('reports.retired', [], { queue: QUEUE });
     const unknownOutcome = await unknown.get({ timeout: '10s', propagate: false });
-    console.log(`   state ${await unknown.state()}: ${unknownOutcome instanceof TaskFailedError ? unknownOutcome.remote.name : 'unexpected success'}`);
+    console.log(
+      `   state ${await unknown.state()}: ${unknownOutcome instanceof TaskFailedError ? unknownOutcome.remote.name : 'unexpected success'}`,
+    );
     // The worker records the FAILURE first (so the sender hears at once), then dead-letters the
     // message; stopping it waits for both.
     await worker.close();

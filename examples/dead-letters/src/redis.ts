@@ -6,7 +6,12 @@ import { Redis } from 'ioredis';
 
 /** Connects once, without retrying; resolves with the client, or with why Redis did not answer. */
 export async function connectRedis(url: string): Promise<{ redis: Redis } | { reason: string }> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   let lastError: Error | undefined;
   redis.on('error', (error: Error) => (lastError = error)); // says more than the failed connect() below
   try {

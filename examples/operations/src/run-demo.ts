@@ -24,22 +24,37 @@ async function main(): Promise<number> {
   try {
     await redis.connect();
   } catch (error) {
-    console.error(`This example needs Redis, and none answered at ${REDIS_URL} (${(error as Error).message}). Start one or set REDIS_URL.`);
+    console.error(
+      `This example needs Redis, and none answered at ${REDIS_URL} (${(error as Error).message}). Start one or set REDIS_URL.`,
+    );
     return 1;
   }
   // Loaded after the environment above is set: the app reads its prefix from it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the environment is set
   const { app, add, ship, stockKey } = require('./tasks') as typeof import('./tasks');
   console.log(`$ celeriac worker -A dist/tasks.js   (keys under ${PREFIX}:)`);
-  const worker = spawn(process.execPath, [celeriacBin(), 'worker', '-A', TASKS, '--json-logs'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const worker = spawn(process.execPath, [celeriacBin(), 'worker', '-A', TASKS, '--json-logs'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     await workerReady(worker);
     const sum = add.delay(2, 3);
     console.log(`math.add(2, 3) = ${await sum}`);
     const order = ship.delay('A-1001', 'teapot');
-    await order.catch((error: unknown) => console.log(`orders.ship failed after its retry: ${(error as Error).message}`));
+    await order.catch((error: unknown) =>
+      console.log(`orders.ship failed after its retry: ${(error as Error).message}`),
+    );
 
-    console.log(await cli('events', '--since', '1m', '--type', 'task-sent,task-started,task-retried,task-failed,task-succeeded', '--no-follow'));
+    console.log(
+      await cli(
+        'events',
+        '--since',
+        '1m',
+        '--type',
+        'task-sent,task-started,task-retried,task-failed,task-succeeded',
+        '--no-follow',
+      ),
+    );
     console.log(await cli('failed', 'list'));
     console.log(await cli('failed', 'show', order.id));
     await redis.set(stockKey('teapot'), '1');
@@ -71,7 +86,11 @@ function cli(...args: string[]): Promise<string> {
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve, reject) =>
-    child.once('close', (code) => (code === 0 ? resolve(`$ celeriac ${args.join(' ')} -A dist/tasks.js\n${output.trimEnd()}\n`) : reject(new Error(`celeriac ${args.join(' ')} exited with ${code}: ${output}`)))),
+    child.once('close', (code) =>
+      code === 0
+        ? resolve(`$ celeriac ${args.join(' ')} -A dist/tasks.js\n${output.trimEnd()}\n`)
+        : reject(new Error(`celeriac ${args.join(' ')} exited with ${code}: ${output}`)),
+    ),
   );
 }
 

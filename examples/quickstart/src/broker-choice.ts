@@ -18,7 +18,9 @@ export interface BrokerChoice {
 const PING_TIMEOUT_MS = 300;
 
 /** Probes Redis, then builds the app on it, falling back to `memory://`. */
-export async function chooseBroker(redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'): Promise<BrokerChoice> {
+export async function chooseBroker(
+  redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+): Promise<BrokerChoice> {
   const shown = withoutCredentials(redisUrl);
   const probe = await pingRedis(redisUrl, PING_TIMEOUT_MS);
   if (!probe.ok) {
@@ -60,7 +62,9 @@ export function pingRedis(url: string, timeoutMs: number): Promise<{ ok: true } 
 
   return new Promise((resolve) => {
     const socket: Socket =
-      target.protocol === 'rediss:' ? connectTls({ host, port, ...(isIP(host) ? {} : { servername: host }) }) : connectTcp({ host, port });
+      target.protocol === 'rediss:'
+        ? connectTls({ host, port, ...(isIP(host) ? {} : { servername: host }) })
+        : connectTcp({ host, port });
     let received = '';
     const finish = (outcome: { ok: true } | { ok: false; reason: string }) => {
       clearTimeout(timer);
@@ -69,7 +73,9 @@ export function pingRedis(url: string, timeoutMs: number): Promise<{ ok: true } 
     };
     const timer = setTimeout(() => finish({ ok: false, reason: `no answer within ${timeoutMs} ms` }), timeoutMs);
     socket.once('error', (error: NodeJS.ErrnoException) => finish({ ok: false, reason: error.code ?? error.message }));
-    socket.once(target.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => socket.write(commands.map(encodeCommand).join('')));
+    socket.once(target.protocol === 'rediss:' ? 'secureConnect' : 'connect', () =>
+      socket.write(commands.map(encodeCommand).join('')),
+    );
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('utf8');
       const replies = received.split('\r\n').filter((line) => line.startsWith('+') || line.startsWith('-'));

@@ -32,16 +32,23 @@ async function main(): Promise<void> {
 
   // 3. At its hard limit the worker kills the hung task's child; the task fails with TimeLimitExceededError.
   const failure = await hungOutcome;
-  if (!(failure instanceof TaskFailedError)) throw new Error(`Expected demo.hang to fail, got ${JSON.stringify(failure)}`);
-  console.log(`demo.hang: ${await hung.state()} with ${failure.remote.name} (${failure.remote.code}): ${failure.remote.message} (${elapsed()})`);
+  if (!(failure instanceof TaskFailedError))
+    throw new Error(`Expected demo.hang to fail, got ${JSON.stringify(failure)}`);
+  console.log(
+    `demo.hang: ${await hung.state()} with ${failure.remote.name} (${failure.remote.code}): ${failure.remote.message} (${elapsed()})`,
+  );
 
   // 4. The worker goes on, with a fresh child in place of the killed one.
   const pids = await Promise.all([20, 21].map(async (n) => (await fib.delay(n).get({ timeout: '30s' })).pid));
-  console.log(`cpu.fib(20) and cpu.fib(21) after the kill: the worker keeps serving (children ${pids.join(', ')}) (${elapsed()})`);
+  console.log(
+    `cpu.fib(20) and cpu.fib(21) after the kill: the worker keeps serving (children ${pids.join(', ')}) (${elapsed()})`,
+  );
 
   for (const worker of (await app.broker.listWorkers?.()) ?? []) {
     const age = ((Date.now() - worker.heartbeat) / 1000).toFixed(1);
-    console.log(`Heartbeat of ${worker.hostname} (${age} s ago): pool ${worker.pool}, concurrency ${worker.concurrency}, queues ${worker.queues.join(',')}`);
+    console.log(
+      `Heartbeat of ${worker.hostname} (${age} s ago): pool ${worker.pool}, concurrency ${worker.concurrency}, queues ${worker.queues.join(',')}`,
+    );
   }
 }
 

@@ -6,7 +6,12 @@ import { Redis } from 'ioredis';
 
 /** Pings Redis once, without retries; returns the open client, or an error message. */
 export async function openRedis(url: string): Promise<Redis | string> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   const errors: string[] = [];
   redis.on('error', (error: Error) => errors.push(error.message));
   try {

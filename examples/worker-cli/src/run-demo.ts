@@ -18,12 +18,24 @@ type Exit = { code: number | null; signal: NodeJS.Signals | null };
 async function main(): Promise<number> {
   const redis = await openRedis(REDIS_URL);
   if (typeof redis === 'string') {
-    console.error(`This example needs Redis, and none answered at ${REDIS_URL} (${redis}). Start one or set REDIS_URL.`);
+    console.error(
+      `This example needs Redis, and none answered at ${REDIS_URL} (${redis}). Start one or set REDIS_URL.`,
+    );
     return 1;
   }
   const prefix = `celeriac-example-worker-cli-${randomBytes(4).toString('hex')}`;
   const env = { ...process.env, REDIS_URL, CELERIAC_EXAMPLE_PREFIX: prefix };
-  const args = ['worker', '-A', join(__dirname, 'tasks.js'), '--pool', 'prefork', '-c', '2', '--json-logs', ...process.argv.slice(2)];
+  const args = [
+    'worker',
+    '-A',
+    join(__dirname, 'tasks.js'),
+    '--pool',
+    'prefork',
+    '-c',
+    '2',
+    '--json-logs',
+    ...process.argv.slice(2),
+  ];
   console.log(`$ celeriac ${args.join(' ')}   (keys under ${prefix}:)`);
   const worker = spawn(process.execPath, [celeriacBin(), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const workerExit = exitOf(worker);
@@ -31,7 +43,10 @@ async function main(): Promise<number> {
     await withTimeout(workerReady(worker, workerExit), 20_000, 'the worker to log that it is ready');
 
     console.log('$ node dist/client.js');
-    const client = spawn(process.execPath, [join(__dirname, 'client.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const client = spawn(process.execPath, [join(__dirname, 'client.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     prefixLines(client, 'client |');
     const clientExit = await withTimeout(exitOf(client), 60_000, 'the client to finish');
     if (clientExit.code !== 0) throw new Error(`The client exited with ${JSON.stringify(clientExit)}`);

@@ -6,7 +6,17 @@
 import { CeleriacError, type BeatStore, type CeleriacCore, type ScheduleSpec } from '@celeriac/core';
 import { runtimeOf } from '@celeriac/core/internal';
 import { systemClock, type Clock } from './clock';
-import { entryStorageOf, invalidEntry, runtimeEntries, resolveEntry, toStored, type EntrySource, type EntryStorage, type ResolvedEntry, type ScheduleEntry } from './entries';
+import {
+  entryStorageOf,
+  invalidEntry,
+  runtimeEntries,
+  resolveEntry,
+  toStored,
+  type EntrySource,
+  type EntryStorage,
+  type ResolvedEntry,
+  type ScheduleEntry,
+} from './entries';
 import type { BeatHost } from './host';
 import { Scheduler } from './scheduler';
 import type { SchedulerOptions } from './options';
@@ -61,7 +71,8 @@ export class Beat {
 
   /** The store, opened on first use. */
   get store(): BeatStore {
-    if (this.closing) throw new CeleriacError('CELERIAC_CLOSED', 'This app was closed; create a new one to manage its schedule.');
+    if (this.closing)
+      throw new CeleriacError('CELERIAC_CLOSED', 'This app was closed; create a new one to manage its schedule.');
     if (!this.storeInstance) {
       this.storeInstance = this.openStore();
       this.host.track(this);
@@ -75,7 +86,8 @@ export class Beat {
    */
   define<A extends unknown[]>(name: string, entry: ScheduleEntry<A>): void {
     const resolved = resolveEntry(name, entry, 'code', this.storage.check);
-    if (this.code.has(resolved.name)) throw invalidEntry(name, 'an entry with this name is already scheduled in code; pick another name.');
+    if (this.code.has(resolved.name))
+      throw invalidEntry(name, 'an entry with this name is already scheduled in code; pick another name.');
     this.code.set(resolved.name, resolved);
     for (const scheduler of this.schedulers) scheduler.requestReload();
   }
@@ -85,7 +97,11 @@ export class Beat {
    * it up at once; slots count from now. Checked as `app.schedule()` checks.
    */
   async add<A extends unknown[]>(name: string, entry: ScheduleEntry<A>): Promise<void> {
-    if (this.code.has(name)) throw invalidEntry(name, 'an entry with this name is defined in code (app.schedule); runtime entries need other names.');
+    if (this.code.has(name))
+      throw invalidEntry(
+        name,
+        'an entry with this name is defined in code (app.schedule); runtime entries need other names.',
+      );
     const resolved = resolveEntry(name, entry, 'runtime', this.storage.check);
     await this.store.putEntry(toStored(resolved, this.storage, this.clock.now()));
   }
@@ -141,5 +157,4 @@ export class Beat {
     })();
     return this.closing;
   }
-
 }

@@ -23,6 +23,8 @@ export function decideCatchUp(policy: CatchUpPolicy, range: SlotRange, now: numb
     case 'once':
       return { fire: [latest], skipped: plus(slots.length - 1) };
     case 'skip':
-      return now - latest <= grace ? { fire: [latest], skipped: plus(slots.length - 1) } : { fire: [], skipped: plus(slots.length) };
+      return now - latest <= grace
+        ? { fire: [latest], skipped: plus(slots.length - 1) }
+        : { fire: [], skipped: plus(slots.length) };
   }
 }

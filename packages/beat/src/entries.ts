@@ -3,7 +3,15 @@
  * turned into the form the scheduler fires. Every problem is a `CELERIAC_INVALID_SCHEDULE` error that
  * names the entry.
  */
-import { CeleriacError, type ApplyOptions, type BeatTaskOptions, type CatchUpPolicy, type Codec, type SerializedValue, type StoredBeatEntry } from '@celeriac/core';
+import {
+  CeleriacError,
+  type ApplyOptions,
+  type BeatTaskOptions,
+  type CatchUpPolicy,
+  type Codec,
+  type SerializedValue,
+  type StoredBeatEntry,
+} from '@celeriac/core';
 import { BEAT_OPTION_KEYS, checkBeatEntrySignature, signBeatEntry } from '@celeriac/core/internal';
 import type { BeatHost } from './host';
 import { fingerprint, invalidSchedule, type Schedule } from './schedules/schedule';
@@ -95,7 +103,12 @@ export type IgnoredEntry = { name: string; shadowed: true } | { name: string; sh
  * takes, that are signed when the app has a secret, and that resolve here (their task's arguments
  * and options check out); `onIgnored` hears of the others.
  */
-export function runtimeEntries(stored: readonly StoredBeatEntry[], codeNames: ReadonlySet<string>, storage: EntryStorage, onIgnored: (ignored: IgnoredEntry) => void): ResolvedEntry[] {
+export function runtimeEntries(
+  stored: readonly StoredBeatEntry[],
+  codeNames: ReadonlySet<string>,
+  storage: EntryStorage,
+  onIgnored: (ignored: IgnoredEntry) => void,
+): ResolvedEntry[] {
   const entries: ResolvedEntry[] = [];
   for (const entry of stored) {
     if (codeNames.has(entry.name)) {
@@ -112,27 +125,62 @@ export function runtimeEntries(stored: readonly StoredBeatEntry[], codeNames: Re
 }
 
 /** Checks an entry given in code or through the API; throws `CELERIAC_INVALID_SCHEDULE` naming it. */
-export function resolveEntry(name: string, entry: ScheduleEntry, source: EntrySource, check: CallCheck, since?: number): ResolvedEntry {
+export function resolveEntry(
+  name: string,
+  entry: ScheduleEntry,
+  source: EntrySource,
+  check: CallCheck,
+  since?: number,
+): ResolvedEntry {
   if (typeof name !== 'string' || name.trim().length === 0) {
-    throw new CeleriacError('CELERIAC_INVALID_SCHEDULE', 'A schedule entry needs a non-empty name, e.g. app.schedule("cleanup", { task, schedule }).');
+    throw new CeleriacError(
+      'CELERIAC_INVALID_SCHEDULE',
+      'A schedule entry needs a non-empty name, e.g. app.schedule("cleanup", { task, schedule }).',
+    );
   }
-  if (typeof entry !== 'object' || entry === null) throw invalidEntry(name, 'expected { task, schedule, args?, options?, catchUp? }.');
+  if (typeof entry !== 'object' || entry === null)
+    throw invalidEntry(name, 'expected { task, schedule, args?, options?, catchUp? }.');
   const task = taskName(name, entry.task);
   const schedule = withName(name, () => toSchedule(entry.schedule));
   const args = entry.args ?? [];
   if (!Array.isArray(args)) throw invalidEntry(name, `args must be an array, got ${typeof args}.`);
   const options = checkOptions(name, entry.options ?? {});
   const catchUp = entry.catchUp ?? 'once';
-  if (!CATCH_UP.includes(catchUp)) throw invalidEntry(name, `catchUp must be 'skip', 'once' or 'all', got ${JSON.stringify(catchUp)}.`);
+  if (!CATCH_UP.includes(catchUp))
+    throw invalidEntry(name, `catchUp must be 'skip', 'once' or 'all', got ${JSON.stringify(catchUp)}.`);
   withName(name, () => check(task, args, options));
   const frozen = [...args];
-  return { name, task, schedule, args: () => [...frozen], options, catchUp, source, since, fingerprint: fingerprint(schedule.spec) };
+  return {
+    name,
+    task,
+    schedule,
+    args: () => [...frozen],
+    options,
+    catchUp,
+    source,
+    since,
+    fingerprint: fingerprint(schedule.spec),
+  };
 }
 
 /** The data form of a runtime entry, as a store keeps it (signed when the app has a secret). */
 export function toStored(entry: ResolvedEntry, storage: EntryStorage, updatedAt: number): StoredBeatEntry {
-  const args: SerializedValue = storage.codec.serialize(entry.args(), `the arguments of schedule entry "${entry.name}"`);
-  return signBeatEntry({ name: entry.name, task: entry.task, schedule: entry.schedule.spec, args, options: entry.options, catchUp: entry.catchUp, updatedAt }, storage.secret);
+  const args: SerializedValue = storage.codec.serialize(
+    entry.args(),
+    `the arguments of schedule entry "${entry.name}"`,
+  );
+  return signBeatEntry(
+    {
+      name: entry.name,
+      task: entry.task,
+      schedule: entry.schedule.spec,
+      args,
+      options: entry.options,
+      catchUp: entry.catchUp,
+      updatedAt,
+    },
+    storage.secret,
+  );
 }
 
 /**
@@ -145,23 +193,34 @@ export function fromStored(stored: StoredBeatEntry, storage: EntryStorage): Reso
   const name = String(stored.name);
   const schedule = withName(name, () => scheduleFromSpec(stored.schedule));
   const args = withName(name, () => codec.deserialize(stored.args));
-  return resolveEntry(name, { task: stored.task, schedule, args: args as unknown[], options: stored.options, catchUp: stored.catchUp }, 'runtime', check, stored.updatedAt);
+  return resolveEntry(
+    name,
+    { task: stored.task, schedule, args: args as unknown[], options: stored.options, catchUp: stored.catchUp },
+    'runtime',
+    check,
+    stored.updatedAt,
+  );
 }
 
 function taskName(name: string, task: ScheduleEntry['task']): string {
   if (typeof task === 'string' && task.length > 0) return task;
   if (typeof task === 'function' || (typeof task === 'object' && task !== null)) {
     const handle = task as Partial<TaskRef<unknown[]>>;
-    if (typeof handle.name === 'string' && handle.name.length > 0 && typeof handle.applyAsync === 'function') return handle.name;
+    if (typeof handle.name === 'string' && handle.name.length > 0 && typeof handle.applyAsync === 'function')
+      return handle.name;
   }
   throw invalidEntry(name, 'task must be a task handle (what app.task() returns) or a task name.');
 }
 
 function checkOptions(name: string, options: BeatTaskOptions): BeatTaskOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw invalidEntry(name, 'options must be an object.');
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw invalidEntry(name, 'options must be an object.');
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) {
-      throw invalidEntry(name, `option "${key}" is not allowed here (allowed: ${[...OPTION_KEYS].join(', ')}); beat chooses the task id and the time of each firing.`);
+      throw invalidEntry(
+        name,
+        `option "${key}" is not allowed here (allowed: ${[...OPTION_KEYS].join(', ')}); beat chooses the task id and the time of each firing.`,
+      );
     }
   }
   if (options.expires !== undefined && typeof options.expires !== 'number' && typeof options.expires !== 'string') {

@@ -88,8 +88,12 @@ export class Leadership {
         wait = Math.min(Math.max(1, state.ttl) + 1, lease);
       }
     } catch (error) {
-      logger.warn({ scheduler: id, error: String(error) }, 'Could not reach the store to take or renew the lease; trying again');
-      if (this.leadingNow && clock.now() >= this.leadingUntil) this.lose('the lease could not be renewed before it lapsed');
+      logger.warn(
+        { scheduler: id, error: String(error) },
+        'Could not reach the store to take or renew the lease; trying again',
+      );
+      if (this.leadingNow && clock.now() >= this.leadingUntil)
+        this.lose('the lease could not be renewed before it lapsed');
       if (this.leadingNow) wait = Math.max(1, Math.min(renewEvery, this.leadingUntil - clock.now()));
     }
     if (this.stopped) return;

@@ -44,7 +44,11 @@ export const MAX_CATCH_UP = 100;
 /** Applies the defaults and checks the values. */
 export function resolveSchedulerOptions(options: SchedulerOptions): ResolvedSchedulerOptions {
   const lease = toMilliseconds(options.lease ?? SCHEDULER_DEFAULTS.lease, 'lease');
-  if (lease < 30) throw new CeleriacError('CELERIAC_INVALID_OPTION', `The scheduler's lease must be at least 30 ms, got ${lease} ms; the default is 10s.`);
+  if (lease < 30)
+    throw new CeleriacError(
+      'CELERIAC_INVALID_OPTION',
+      `The scheduler's lease must be at least 30 ms, got ${lease} ms; the default is 10s.`,
+    );
   return {
     lease,
     id: options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,

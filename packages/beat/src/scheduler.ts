@@ -94,7 +94,13 @@ export class Scheduler {
   ) {
     this.options = resolveSchedulerOptions(options);
     this.storage = entryStorageOf(host);
-    this.sender = new SlotSender(host, this.options.clock, this.options.logger, () => this.leadership.leading, (fired, kind) => this.emit(kind, fired));
+    this.sender = new SlotSender(
+      host,
+      this.options.clock,
+      this.options.logger,
+      () => this.leadership.leading,
+      (fired, kind) => this.emit(kind, fired),
+    );
     this.leadership = new Leadership(store, this.options, {
       onLeading: () => {
         this.stateNow = 'leading';
@@ -134,12 +140,21 @@ export class Scheduler {
 
   /** The entries this scheduler fires (known once it leads), with the next time each is looked at. */
   entries(): Array<{ name: string; task: string; source: EntrySource; next: number | undefined }> {
-    return [...this.table.values()].map(({ entry, due }) => ({ name: entry.name, task: entry.task, source: entry.source, next: due }));
+    return [...this.table.values()].map(({ entry, due }) => ({
+      name: entry.name,
+      task: entry.task,
+      source: entry.source,
+      next: due,
+    }));
   }
 
   /** Listens for entry changes and makes the first attempt at the lease; resolves as leader or standby. */
   async start(): Promise<void> {
-    if (this.stateNow !== 'idle') throw new CeleriacError('CELERIAC_INVALID_STATE', `This scheduler was already started (it is ${this.stateNow}); create another with app.beat.scheduler().`);
+    if (this.stateNow !== 'idle')
+      throw new CeleriacError(
+        'CELERIAC_INVALID_STATE',
+        `This scheduler was already started (it is ${this.stateNow}); create another with app.beat.scheduler().`,
+      );
     this.stateNow = 'standby';
     this.unsubscribe = await this.store.onEntriesChange(() => this.requestReload());
     await this.leadership.start();
@@ -199,7 +214,10 @@ export class Scheduler {
       this.tookOver = true;
       this.arm();
     } catch (error) {
-      this.options.logger.error({ scheduler: this.options.id, error: String(error) }, `Could not take over the schedule: ${(error as Error).message}; trying again`);
+      this.options.logger.error(
+        { scheduler: this.options.id, error: String(error) },
+        `Could not take over the schedule: ${(error as Error).message}; trying again`,
+      );
       this.options.clock.setTimer(() => this.enqueue(() => this.takeOver(term, takenAt)), CLAIM_RETRY_MS);
     }
   }
@@ -235,7 +253,10 @@ export class Scheduler {
         const id = slotTaskId(name, claim.slot);
         const recorded = await this.host.result(id).state();
         if (recorded !== 'PENDING') {
-          this.options.logger.debug({ entry: name, id, state: recorded }, `The last claimed slot of ${name} was sent (its task is ${recorded})`);
+          this.options.logger.debug(
+            { entry: name, id, state: recorded },
+            `The last claimed slot of ${name} was sent (its task is ${recorded})`,
+          );
           return;
         }
         if (this.leadership.leading) await this.sender.send(state.entry, claim.slot, 'resent');
@@ -262,7 +283,10 @@ export class Scheduler {
     this.table = table;
     this.arm();
     if (!fresh) {
-      this.options.logger.info({ scheduler: this.options.id, entries: [...table.keys()] }, `Entries changed: ${table.size} entries now`);
+      this.options.logger.info(
+        { scheduler: this.options.id, entries: [...table.keys()] },
+        `Entries changed: ${table.size} entries now`,
+      );
       this.emit('changed', [...table.keys()]);
     }
   }
@@ -270,11 +294,28 @@ export class Scheduler {
   /** Code entries, then the runtime entries whose names no code entry takes (each ignored one is logged). */
   private async firingEntries(): Promise<ResolvedEntry[]> {
     const code = this.codeEntries();
-    const runtime = runtimeEntries(await this.store.listEntries(), new Set(code.map((entry) => entry.name)), this.storage, (ignored) => {
-      if (ignored.shadowed) this.options.logger.warn({ entry: ignored.name }, `The runtime entry ${ignored.name} is ignored: an entry in code has the same name`);
-      else if ((ignored.error as CeleriacError).code === 'CELERIAC_BAD_SIGNATURE') this.options.logger.warn({ entry: ignored.name, code: 'CELERIAC_BAD_SIGNATURE' }, `Refusing the stored entry ${ignored.name}: ${ignored.error.message}`);
-      else this.options.logger.error({ entry: ignored.name, error: String(ignored.error) }, `Ignoring the stored entry ${ignored.name}: ${ignored.error.message}`);
-    });
+    const runtime = runtimeEntries(
+      await this.store.listEntries(),
+      new Set(code.map((entry) => entry.name)),
+      this.storage,
+      (ignored) => {
+        if (ignored.shadowed)
+          this.options.logger.warn(
+            { entry: ignored.name },
+            `The runtime entry ${ignored.name} is ignored: an entry in code has the same name`,
+          );
+        else if ((ignored.error as CeleriacError).code === 'CELERIAC_BAD_SIGNATURE')
+          this.options.logger.warn(
+            { entry: ignored.name, code: 'CELERIAC_BAD_SIGNATURE' },
+            `Refusing the stored entry ${ignored.name}: ${ignored.error.message}`,
+          );
+        else
+          this.options.logger.error(
+            { entry: ignored.name, error: String(ignored.error) },
+            `Ignoring the stored entry ${ignored.name}: ${ignored.error.message}`,
+          );
+      },
+    );
     return [...code, ...runtime];
   }
 
@@ -318,7 +359,10 @@ export class Scheduler {
     state.cursor = latest;
     state.due = entry.schedule.next(latest);
     if (decision.skipped !== 0) {
-      this.options.logger.info({ entry: entry.name, skipped: decision.skipped, catchUp: entry.catchUp }, `Skipped ${decision.skipped} missed slot(s) of ${entry.name} (catchUp: '${entry.catchUp}')`);
+      this.options.logger.info(
+        { entry: entry.name, skipped: decision.skipped, catchUp: entry.catchUp },
+        `Skipped ${decision.skipped} missed slot(s) of ${entry.name} (catchUp: '${entry.catchUp}')`,
+      );
       this.emit('skipped', { entry: entry.name, count: decision.skipped });
     }
     for (const slot of decision.fire) {
@@ -327,14 +371,20 @@ export class Scheduler {
       try {
         outcome = await this.store.claimSlot(this.options.id, entry.name, slot, this.options.clock.now());
       } catch (error) {
-        this.options.logger.error({ entry: entry.name, error: String(error) }, `Could not claim a slot of ${entry.name}; trying again`);
+        this.options.logger.error(
+          { entry: entry.name, error: String(error) },
+          `Could not claim a slot of ${entry.name}; trying again`,
+        );
         state.cursor = Math.max(previous, slot - 1);
         state.due = this.options.clock.now() + CLAIM_RETRY_MS;
         return;
       }
       if (outcome === 'not-leader') return this.leadership.lose('the store refused a claim (lease lost)');
       if (outcome === 'stale') {
-        this.options.logger.debug({ entry: entry.name, slot: new Date(slot).toISOString() }, `Slot of ${entry.name} was already fired`);
+        this.options.logger.debug(
+          { entry: entry.name, slot: new Date(slot).toISOString() },
+          `Slot of ${entry.name} was already fired`,
+        );
         continue;
       }
       await this.sender.send(entry, slot);
@@ -343,7 +393,10 @@ export class Scheduler {
 
   private enqueue(step: () => Promise<void>): void {
     this.queue = this.queue.then(step).catch((error: unknown) => {
-      this.options.logger.error({ scheduler: this.options.id, error: String(error) }, `Scheduler step failed: ${(error as Error).message}`);
+      this.options.logger.error(
+        { scheduler: this.options.id, error: String(error) },
+        `Scheduler step failed: ${(error as Error).message}`,
+      );
       if (this.stateNow === 'leading') {
         this.disarm();
         this.options.clock.setTimer(() => this.requestReload(), CLAIM_RETRY_MS);

@@ -66,7 +66,9 @@ export class SlotSender {
 
   private async retry(entry: ResolvedEntry, slot: number, kind: SendKind): Promise<void> {
     for (let attempt = 2; !this.stopped && this.leading(); attempt += 1) {
-      await new Promise<void>((resolve) => this.clock.setTimer(resolve, Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 2))));
+      await new Promise<void>((resolve) =>
+        this.clock.setTimer(resolve, Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 2))),
+      );
       if (this.stopped || !this.leading()) break;
       if (await this.attempt(entry, slot, attempt, kind)) return;
     }
@@ -81,11 +83,19 @@ export class SlotSender {
     try {
       await this.host.sendTask(entry.task, entry.args(), { ...entry.options, taskId: id }).sent;
     } catch (error) {
-      this.logger.error({ entry: entry.name, task: entry.task, id, attempt, error: String(error) }, `Could not send the task of ${entry.name}; retrying`);
+      this.logger.error(
+        { entry: entry.name, task: entry.task, id, attempt, error: String(error) },
+        `Could not send the task of ${entry.name}; retrying`,
+      );
       return false;
     }
     const fired: FiredSlot = { entry: entry.name, task: entry.task, slot, id, late: this.clock.now() - slot };
-    this.logger.info({ ...fired, slot: new Date(slot).toISOString() }, kind === 'fired' ? `Fired ${entry.name}` : `Sent ${entry.name} again (claimed before this scheduler led, no record of it)`);
+    this.logger.info(
+      { ...fired, slot: new Date(slot).toISOString() },
+      kind === 'fired'
+        ? `Fired ${entry.name}`
+        : `Sent ${entry.name} again (claimed before this scheduler led, no record of it)`,
+    );
     this.onSent(fired, kind);
     return true;
   }

@@ -10,12 +10,21 @@ describe('decideCatchUp', () => {
   });
 
   it("'all' fires every missed slot it was given and reports those left out", () => {
-    expect(decideCatchUp('all', range([1_000, 2_000, 3_000], 4), 3_001, 10_000)).toEqual({ fire: [1_000, 2_000, 3_000], skipped: 4 });
+    expect(decideCatchUp('all', range([1_000, 2_000, 3_000], 4), 3_001, 10_000)).toEqual({
+      fire: [1_000, 2_000, 3_000],
+      skipped: 4,
+    });
   });
 
   it("'once' fires the latest slot for all of them", () => {
-    expect(decideCatchUp('once', range([1_000, 2_000, 3_000], 4), 60_000, 10_000)).toEqual({ fire: [3_000], skipped: 6 });
-    expect(decideCatchUp('once', range([1_000, 2_000], 'many'), 60_000, 10_000)).toEqual({ fire: [2_000], skipped: 'many' });
+    expect(decideCatchUp('once', range([1_000, 2_000, 3_000], 4), 60_000, 10_000)).toEqual({
+      fire: [3_000],
+      skipped: 6,
+    });
+    expect(decideCatchUp('once', range([1_000, 2_000], 'many'), 60_000, 10_000)).toEqual({
+      fire: [2_000],
+      skipped: 'many',
+    });
   });
 
   it("'skip' fires the latest slot only when it is at most `grace` late", () => {

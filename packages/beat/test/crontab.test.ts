@@ -19,14 +19,25 @@ function walk(schedule: ReturnType<typeof crontab>, from: string, count: number)
 
 describe('crontab', () => {
   it('reads five fields in UTC by default, and six with seconds first', () => {
-    expect(walk(crontab('*/15 * * * *'), '2024-05-01T10:07:30Z', 3)).toEqual(['2024-05-01T10:15:00.000Z', '2024-05-01T10:30:00.000Z', '2024-05-01T10:45:00.000Z']);
-    expect(walk(crontab('*/20 * * * * *'), '2024-05-01T10:00:00Z', 3)).toEqual(['2024-05-01T10:00:20.000Z', '2024-05-01T10:00:40.000Z', '2024-05-01T10:01:00.000Z']);
+    expect(walk(crontab('*/15 * * * *'), '2024-05-01T10:07:30Z', 3)).toEqual([
+      '2024-05-01T10:15:00.000Z',
+      '2024-05-01T10:30:00.000Z',
+      '2024-05-01T10:45:00.000Z',
+    ]);
+    expect(walk(crontab('*/20 * * * * *'), '2024-05-01T10:00:00Z', 3)).toEqual([
+      '2024-05-01T10:00:20.000Z',
+      '2024-05-01T10:00:40.000Z',
+      '2024-05-01T10:01:00.000Z',
+    ]);
     expect(walk(crontab('@daily'), '2024-05-01T10:00:00Z', 1)).toEqual(['2024-05-02T00:00:00.000Z']);
   });
 
   it('reads the fields in the given time zone', () => {
     // 03:00 in Shanghai (UTC+8, no DST) is 19:00 UTC the day before.
-    expect(walk(crontab('0 3 * * *', { tz: 'Asia/Shanghai' }), '2024-05-01T12:00:00Z', 2)).toEqual(['2024-05-01T19:00:00.000Z', '2024-05-02T19:00:00.000Z']);
+    expect(walk(crontab('0 3 * * *', { tz: 'Asia/Shanghai' }), '2024-05-01T12:00:00Z', 2)).toEqual([
+      '2024-05-01T19:00:00.000Z',
+      '2024-05-02T19:00:00.000Z',
+    ]);
     expect(crontab('0 3 * * *', { tz: 'Asia/Shanghai' }).toString()).toBe('cron "0 3 * * *" (Asia/Shanghai)');
   });
 
@@ -64,7 +75,10 @@ describe('crontab', () => {
         '2024-11-03T07:00:00.000Z',
         '2024-11-03T08:00:00.000Z',
       ]);
-      expect(walk(crontab('0 * * * *', { tz }), '2024-03-10T06:30:00Z', 2)).toEqual(['2024-03-10T07:00:00.000Z', '2024-03-10T08:00:00.000Z']);
+      expect(walk(crontab('0 * * * *', { tz }), '2024-03-10T06:30:00Z', 2)).toEqual([
+        '2024-03-10T07:00:00.000Z',
+        '2024-03-10T08:00:00.000Z',
+      ]);
     });
   });
 
@@ -79,13 +93,19 @@ describe('crontab', () => {
         slots: [t('2024-05-01T10:20:00Z'), t('2024-05-01T10:30:00Z')],
         dropped: 1,
       });
-      expect(schedule.slotsBetween(t('2024-05-01T10:00:00Z'), t('2024-05-01T10:09:59Z'), 5)).toEqual({ slots: [], dropped: 0 });
+      expect(schedule.slotsBetween(t('2024-05-01T10:00:00Z'), t('2024-05-01T10:09:59Z'), 5)).toEqual({
+        slots: [],
+        dropped: 0,
+      });
     });
 
     it('after a long outage, returns the last `limit` slots without walking all of them', () => {
       const schedule = crontab('* * * * * *'); // every second, for a year
       const range = schedule.slotsBetween(t('2023-05-01T00:00:00Z'), t('2024-05-01T00:00:00Z'), 3);
-      expect(range).toEqual({ slots: [t('2024-04-30T23:59:58Z'), t('2024-04-30T23:59:59Z'), t('2024-05-01T00:00:00Z')], dropped: 'many' });
+      expect(range).toEqual({
+        slots: [t('2024-04-30T23:59:58Z'), t('2024-04-30T23:59:59Z'), t('2024-05-01T00:00:00Z')],
+        dropped: 'many',
+      });
     });
   });
 

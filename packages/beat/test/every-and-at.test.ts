@@ -25,11 +25,16 @@ describe('every', () => {
     expect(schedule.slotsBetween(10_000, 13_500, 2)).toEqual({ slots: [12_000, 13_000], dropped: 1 });
     expect(schedule.slotsBetween(10_000, 10_999, 5)).toEqual({ slots: [], dropped: 0 });
     // A year at one slot a second is counted, not walked.
-    expect(schedule.slotsBetween(0, 365 * 86_400_000, 1)).toEqual({ slots: [365 * 86_400_000], dropped: 365 * 86_400 - 1 });
+    expect(schedule.slotsBetween(0, 365 * 86_400_000, 1)).toEqual({
+      slots: [365 * 86_400_000],
+      dropped: 365 * 86_400 - 1,
+    });
   });
 
   it.each([[0], [-5], ['soon'], [1.5]])('refuses the interval %j when validated', (interval) => {
-    expect(() => every(interval as never).validate()).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_SCHEDULE' }));
+    expect(() => every(interval as never).validate()).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_SCHEDULE' }),
+    );
   });
 });
 
@@ -39,8 +44,14 @@ describe('at', () => {
     expect(schedule.spec).toEqual({ kind: 'at', at: t('2024-05-01T10:00:00Z') });
     expect(schedule.next(t('2024-05-01T09:00:00Z'))).toBe(t('2024-05-01T10:00:00Z'));
     expect(schedule.next(t('2024-05-01T10:00:00Z'))).toBeUndefined();
-    expect(schedule.slotsBetween(0, t('2024-05-02T00:00:00Z'), 10)).toEqual({ slots: [t('2024-05-01T10:00:00Z')], dropped: 0 });
-    expect(schedule.slotsBetween(t('2024-05-01T10:00:00Z'), t('2024-05-02T00:00:00Z'), 10)).toEqual({ slots: [], dropped: 0 });
+    expect(schedule.slotsBetween(0, t('2024-05-02T00:00:00Z'), 10)).toEqual({
+      slots: [t('2024-05-01T10:00:00Z')],
+      dropped: 0,
+    });
+    expect(schedule.slotsBetween(t('2024-05-01T10:00:00Z'), t('2024-05-02T00:00:00Z'), 10)).toEqual({
+      slots: [],
+      dropped: 0,
+    });
   });
 
   it('refuses an invalid date', () => {
@@ -55,12 +66,18 @@ describe('schedules as data', () => {
       expect(rebuilt.spec).toEqual(schedule.spec);
       expect(fingerprint(rebuilt.spec)).toBe(fingerprint(schedule.spec));
     }
-    expect(scheduleFromSpec({ kind: 'crontab', expression: '0 3 * * *', tz: 'Asia/Shanghai' }).next(t('2024-05-01T12:00:00Z'))).toBe(t('2024-05-01T19:00:00Z'));
+    expect(
+      scheduleFromSpec({ kind: 'crontab', expression: '0 3 * * *', tz: 'Asia/Shanghai' }).next(
+        t('2024-05-01T12:00:00Z'),
+      ),
+    ).toBe(t('2024-05-01T19:00:00Z'));
   });
 
   it('fingerprints differ when the schedule differs', () => {
     expect(fingerprint(every('1m').spec)).not.toBe(fingerprint(every('2m').spec));
-    expect(fingerprint({ kind: 'crontab', expression: '0 3 * * *' })).not.toBe(fingerprint({ kind: 'crontab', expression: '0 3 * * *', tz: 'Asia/Shanghai' }));
+    expect(fingerprint({ kind: 'crontab', expression: '0 3 * * *' })).not.toBe(
+      fingerprint({ kind: 'crontab', expression: '0 3 * * *', tz: 'Asia/Shanghai' }),
+    );
   });
 
   it('refuses data that is no schedule, and invalid schedules stored as data', () => {

@@ -11,9 +11,16 @@ describe('runtime entries', () => {
     const { beat, start, advance, fired, app } = fixture();
     const scheduler = await start();
     expect(scheduler.entries()).toEqual([]);
-    await beat.add('poll', { task: 'tick', schedule: every('10s'), args: ['feed', { since: new Date(0) }], options: { queue: 'polls' } });
+    await beat.add('poll', {
+      task: 'tick',
+      schedule: every('10s'),
+      args: ['feed', { since: new Date(0) }],
+      options: { queue: 'polls' },
+    });
     await advance(0);
-    expect(scheduler.entries()).toEqual([{ name: 'poll', task: 'tick', source: 'runtime', next: t('2024-05-01T10:00:40Z') }]);
+    expect(scheduler.entries()).toEqual([
+      { name: 'poll', task: 'tick', source: 'runtime', next: t('2024-05-01T10:00:40Z') },
+    ]);
     await advance(20_000);
     expect(times(fired)).toEqual(['10:00:40', '10:00:50']);
     const [delivery] = await app.broker.reserve(['polls'], 1);
@@ -50,8 +57,13 @@ describe('runtime entries', () => {
   it('runtime entries are checked like entries in code, and may not take a code entry`s name', async () => {
     const { beat } = fixture();
     beat.define('nightly', { task: 'tick', schedule: crontab('0 3 * * *') });
-    await expect(beat.add('nightly', { task: 'tick', schedule: every('1m') })).rejects.toThrow(/Schedule entry "nightly": an entry with this name is defined in code/);
-    await expect(beat.add('bad', { task: 'tick', schedule: crontab('0 25 * * *') })).rejects.toMatchObject({ code: 'CELERIAC_INVALID_SCHEDULE', message: expect.stringContaining('Schedule entry "bad": Invalid cron expression') });
+    await expect(beat.add('nightly', { task: 'tick', schedule: every('1m') })).rejects.toThrow(
+      /Schedule entry "nightly": an entry with this name is defined in code/,
+    );
+    await expect(beat.add('bad', { task: 'tick', schedule: crontab('0 25 * * *') })).rejects.toMatchObject({
+      code: 'CELERIAC_INVALID_SCHEDULE',
+      message: expect.stringContaining('Schedule entry "bad": Invalid cron expression'),
+    });
     await expect(beat.remove('nightly')).rejects.toBeInstanceOf(CeleriacError);
   });
 

@@ -15,7 +15,10 @@ describe('scheduler: restarts and catch-up', () => {
     await start();
     await advance(60_000);
     expect(times(fired)).toEqual(['10:01:00', '10:02:00']);
-    expect(await queuedIds()).toEqual([`beat:poll:${t('2024-05-01T10:01:00Z')}`, `beat:poll:${t('2024-05-01T10:02:00Z')}`]);
+    expect(await queuedIds()).toEqual([
+      `beat:poll:${t('2024-05-01T10:01:00Z')}`,
+      `beat:poll:${t('2024-05-01T10:02:00Z')}`,
+    ]);
   });
 
   it("after an outage 'skip' fires none of the missed slots, 'once' the latest, 'all' each", async () => {
@@ -35,7 +38,18 @@ describe('scheduler: restarts and catch-up', () => {
     const of = (entry: string) => times(fired.filter((slot) => slot.entry === entry));
     expect(of('skip')).toEqual([]);
     expect(of('once')).toEqual(['10:11:00']);
-    expect(of('all')).toEqual(['10:02:00', '10:03:00', '10:04:00', '10:05:00', '10:06:00', '10:07:00', '10:08:00', '10:09:00', '10:10:00', '10:11:00']);
+    expect(of('all')).toEqual([
+      '10:02:00',
+      '10:03:00',
+      '10:04:00',
+      '10:05:00',
+      '10:06:00',
+      '10:07:00',
+      '10:08:00',
+      '10:09:00',
+      '10:10:00',
+      '10:11:00',
+    ]);
     fired.length = 0;
     await advance(30_000);
     expect(times(fired)).toEqual(['10:12:00', '10:12:00', '10:12:00']);
@@ -79,7 +93,10 @@ describe('scheduler: restarts and catch-up', () => {
     const redeployed = new Beat(app, () => fixture().store, { clock: fixture().clock });
     redeployed.define('report', { task: 'tick', schedule: every('5m') });
     const { Scheduler } = await import('@celeriac/beat');
-    const second = new Scheduler(runtimeOf(app), fixture().store, () => redeployed.entriesInCode(), { lease: '1h', clock: fixture().clock });
+    const second = new Scheduler(runtimeOf(app), fixture().store, () => redeployed.entriesInCode(), {
+      lease: '1h',
+      clock: fixture().clock,
+    });
     second.on('fired', (slot) => fired.push(slot));
     fixture().schedulers.push(second);
     await second.start();

@@ -11,14 +11,28 @@ describe('scheduler: firing', () => {
     beat.define('poll', { task: 'tick', schedule: every('1m'), args: ['feed'], options: { priority: 7 } });
     const scheduler = await start();
     expect(scheduler.state).toBe('leading');
-    expect(scheduler.entries()).toEqual([{ name: 'poll', task: 'tick', source: 'code', next: t('2024-05-01T10:01:00Z') }]);
+    expect(scheduler.entries()).toEqual([
+      { name: 'poll', task: 'tick', source: 'code', next: t('2024-05-01T10:01:00Z') },
+    ]);
     await advance(29_999);
     expect(fired).toEqual([]);
     await advance(1);
-    expect(fired).toEqual([{ entry: 'poll', task: 'tick', slot: t('2024-05-01T10:01:00Z'), id: `beat:poll:${t('2024-05-01T10:01:00Z')}`, late: 0 }]);
+    expect(fired).toEqual([
+      {
+        entry: 'poll',
+        task: 'tick',
+        slot: t('2024-05-01T10:01:00Z'),
+        id: `beat:poll:${t('2024-05-01T10:01:00Z')}`,
+        late: 0,
+      },
+    ]);
     expect(clock.now()).toBe(t('2024-05-01T10:01:00Z'));
     await advance(120_000);
-    expect(fired.map((slot) => new Date(slot.slot).toISOString())).toEqual(['2024-05-01T10:01:00.000Z', '2024-05-01T10:02:00.000Z', '2024-05-01T10:03:00.000Z']);
+    expect(fired.map((slot) => new Date(slot.slot).toISOString())).toEqual([
+      '2024-05-01T10:01:00.000Z',
+      '2024-05-01T10:02:00.000Z',
+      '2024-05-01T10:03:00.000Z',
+    ]);
     expect(await queuedIds()).toEqual(fired.map((slot) => slot.id).sort());
     const [delivery] = await fixture().app.broker.reserve(['default'], 1);
     expect(delivery).toBeUndefined();
@@ -81,7 +95,11 @@ describe('scheduler: crontab in a time zone across DST changes, on a fake clock'
     await start({ lease: '1h' });
     await advanceTo('2024-03-12T12:00:00Z');
     // 02:30 does not exist on 2024-03-10 in New York: it fires at 03:30 EDT (07:30 UTC).
-    expect(fired.map((slot) => new Date(slot.slot).toISOString())).toEqual(['2024-03-10T07:30:00.000Z', '2024-03-11T06:30:00.000Z', '2024-03-12T06:30:00.000Z']);
+    expect(fired.map((slot) => new Date(slot.slot).toISOString())).toEqual([
+      '2024-03-10T07:30:00.000Z',
+      '2024-03-11T06:30:00.000Z',
+      '2024-03-12T06:30:00.000Z',
+    ]);
     expect(fired.map((slot) => slot.late)).toEqual([0, 0, 0]);
   });
 });
@@ -95,11 +113,17 @@ describe('scheduler: crontab across the fall-back change, on a fake clock', () =
     beat.define('hourly', { task: 'tick', schedule: crontab('0 * * * *', { tz: 'America/New_York' }) });
     await start({ lease: '1h' });
     await advanceTo('2024-11-04T12:00:00Z');
-    const slots = (entry: string) => fired.filter((slot) => slot.entry === entry).map((slot) => new Date(slot.slot).toISOString());
+    const slots = (entry: string) =>
+      fired.filter((slot) => slot.entry === entry).map((slot) => new Date(slot.slot).toISOString());
     // 01:30 happens twice on 2024-11-03 (EDT, then EST): it fires at the first.
     expect(slots('night')).toEqual(['2024-11-03T05:30:00.000Z', '2024-11-04T06:30:00.000Z']);
     // 48 real hours, 01:00 local included twice.
     expect(slots('hourly')).toHaveLength(48);
-    expect(slots('hourly').slice(15, 19)).toEqual(['2024-11-03T04:00:00.000Z', '2024-11-03T05:00:00.000Z', '2024-11-03T06:00:00.000Z', '2024-11-03T07:00:00.000Z']);
+    expect(slots('hourly').slice(15, 19)).toEqual([
+      '2024-11-03T04:00:00.000Z',
+      '2024-11-03T05:00:00.000Z',
+      '2024-11-03T06:00:00.000Z',
+      '2024-11-03T07:00:00.000Z',
+    ]);
   });
 });

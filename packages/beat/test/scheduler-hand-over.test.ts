@@ -29,7 +29,11 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     await advance(55_000); // 10:03:00, fired by b
     expect(times(fired)).toEqual(['10:01:00', '10:03:00']);
     expect(resent).toHaveLength(1);
-    expect(await queuedIds()).toEqual([id('poll', '2024-05-01T10:01:00Z'), id('poll', '2024-05-01T10:02:00Z'), id('poll', '2024-05-01T10:03:00Z')]);
+    expect(await queuedIds()).toEqual([
+      id('poll', '2024-05-01T10:01:00Z'),
+      id('poll', '2024-05-01T10:02:00Z'),
+      id('poll', '2024-05-01T10:03:00Z'),
+    ]);
     expect(dying.published).toEqual([id('poll', '2024-05-01T10:01:00Z')]);
   });
 
@@ -97,7 +101,8 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     let failures = 2;
     const flaky = new Proxy(store, {
       get(target, property) {
-        if (property === 'lastClaims') return () => (failures-- > 0 ? Promise.reject(new Error('connection lost')) : target.lastClaims());
+        if (property === 'lastClaims')
+          return () => (failures-- > 0 ? Promise.reject(new Error('connection lost')) : target.lastClaims());
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
@@ -115,7 +120,16 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     expect(sent).toEqual([]);
     await advanceTo('2024-05-01T10:00:38Z');
     expect(failures).toBeLessThan(0);
-    expect(sent).toEqual(['resent 10:00:31', 'fired 10:00:32', 'fired 10:00:33', 'fired 10:00:34', 'fired 10:00:35', 'fired 10:00:36', 'fired 10:00:37', 'fired 10:00:38']);
+    expect(sent).toEqual([
+      'resent 10:00:31',
+      'fired 10:00:32',
+      'fired 10:00:33',
+      'fired 10:00:34',
+      'fired 10:00:35',
+      'fired 10:00:36',
+      'fired 10:00:37',
+      'fired 10:00:38',
+    ]);
     expect(times(fired)).toEqual(['10:00:32', '10:00:33', '10:00:34', '10:00:35', '10:00:36', '10:00:37', '10:00:38']);
   });
 });

@@ -2,7 +2,8 @@
 import { every } from '@celeriac/beat';
 import { cutOff, silent, useFakeBeat } from './support/fake-beat';
 
-const seconds = (slots: ReadonlyArray<{ slot: number }>) => slots.map((fired) => new Date(fired.slot).toISOString().slice(17, 19));
+const seconds = (slots: ReadonlyArray<{ slot: number }>) =>
+  slots.map((fired) => new Date(fired.slot).toISOString().slice(17, 19));
 
 describe('scheduler: leadership', () => {
   const fixture = useFakeBeat('2024-05-01T10:00:30.500Z');
@@ -33,7 +34,23 @@ describe('scheduler: leadership', () => {
     // Within the lease (3 s) of the leader's last renewal, plus the 1 ms after which Redis has expired a key.
     expect(takenOverAt! - cutAt).toBeLessThanOrEqual(3_001);
     expect(firedBy.a).toEqual(['31', '32', '33', '34', '35']);
-    expect(seconds(fired)).toEqual(['31', '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45']);
+    expect(seconds(fired)).toEqual([
+      '31',
+      '32',
+      '33',
+      '34',
+      '35',
+      '36',
+      '37',
+      '38',
+      '39',
+      '40',
+      '41',
+      '42',
+      '43',
+      '44',
+      '45',
+    ]);
     expect(new Set((await queuedIds()).map(String)).size).toBe(15);
   });
 

@@ -4,7 +4,17 @@
  * `beat`).
  */
 import { Beat, type ScheduleEntry } from '@celeriac/beat';
-import { CeleriacCore, CeleriacError, MemoryBeatStore, type BackendSettings, type BeatStore, type Broker, type BrokerSettings, type Codec, type ResultBackend } from '@celeriac/core';
+import {
+  CeleriacCore,
+  CeleriacError,
+  MemoryBeatStore,
+  type BackendSettings,
+  type BeatStore,
+  type Broker,
+  type BrokerSettings,
+  type Codec,
+  type ResultBackend,
+} from '@celeriac/core';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
 import { RedisTransports } from './transports';
 
@@ -61,10 +71,15 @@ export class Celeriac extends CeleriacCore {
   private createBeatStore(): BeatStore {
     const broker = this.options.broker;
     if (typeof broker !== 'string') {
-      throw new CeleriacError('CELERIAC_INVALID_OPTION', 'Periodic tasks keep their state next to the broker: give the broker as a URL (redis://... or memory://), not as an object.');
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        'Periodic tasks keep their state next to the broker: give the broker as a URL (redis://... or memory://), not as an object.',
+      );
     }
     const url = new URL(broker);
-    return REDIS_SCHEMES.includes(url.protocol) ? this.redis().beatStore(url, this.options.prefix) : new MemoryBeatStore();
+    return REDIS_SCHEMES.includes(url.protocol)
+      ? this.redis().beatStore(url, this.options.prefix)
+      : new MemoryBeatStore();
   }
 
   private redis(): RedisTransports {

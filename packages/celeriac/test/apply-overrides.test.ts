@@ -23,7 +23,9 @@ describe('applyAsync routing and per-call overrides', () => {
 
   it('refuses a queue name with characters outside letters, digits and . : _ -', () => {
     const plain = t.app.task('plain', () => 1);
-    expect(() => plain.applyAsync([], { queue: 'no spaces' })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('queue') }));
+    expect(() => plain.applyAsync([], { queue: 'no spaces' })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('queue') }),
+    );
   });
 
   it('retries: the call can allow retries the task does not have', async () => {
@@ -45,7 +47,10 @@ describe('applyAsync routing and per-call overrides', () => {
   it('headers: reach the task through currentTask().headers', async () => {
     const headers = t.app.task('headers', () => ({ ...currentTask().headers }));
     await t.startWorker();
-    await expect(headers.applyAsync([], { headers: { tenant: 'acme', trace: 't-1' } })).resolves.toEqual({ tenant: 'acme', trace: 't-1' });
+    await expect(headers.applyAsync([], { headers: { tenant: 'acme', trace: 't-1' } })).resolves.toEqual({
+      tenant: 'acme',
+      trace: 't-1',
+    });
     await expect(headers.delay()).resolves.toEqual({});
   });
 
@@ -62,7 +67,9 @@ describe('applyAsync routing and per-call overrides', () => {
   it('timeLimit: the call sets a hard limit the task does not have', async () => {
     const hang = t.app.task('hang', () => new Promise<never>(() => undefined));
     await t.startWorker();
-    await expect(hang.applyAsync([], { timeLimit: 30 })).rejects.toMatchObject({ remote: { name: 'TimeLimitExceededError', code: 'CELERIAC_TIME_LIMIT_EXCEEDED' } });
+    await expect(hang.applyAsync([], { timeLimit: 30 })).rejects.toMatchObject({
+      remote: { name: 'TimeLimitExceededError', code: 'CELERIAC_TIME_LIMIT_EXCEEDED' },
+    });
   });
 
   it('ignoreResult: the state is stored but not the value; the call overrides the task option', async () => {

@@ -45,10 +45,18 @@ describe('applyAsync scheduling options', () => {
 
   it('refuses countdown with eta, and malformed durations and dates, synchronously', () => {
     const ranAt = clock();
-    expect(() => ranAt.applyAsync([], { countdown: 10, eta: Date.now() })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }));
-    expect(() => ranAt.applyAsync([], { countdown: '10 parsecs' as never })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_DURATION', message: expect.stringContaining('countdown') }));
-    expect(() => ranAt.applyAsync([], { eta: 'not a date' })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('eta') }));
-    expect(() => ranAt.applyAsync([], { expires: new Date(Number.NaN) })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }));
+    expect(() => ranAt.applyAsync([], { countdown: 10, eta: Date.now() })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }),
+    );
+    expect(() => ranAt.applyAsync([], { countdown: '10 parsecs' as never })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_DURATION', message: expect.stringContaining('countdown') }),
+    );
+    expect(() => ranAt.applyAsync([], { eta: 'not a date' })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('eta') }),
+    );
+    expect(() => ranAt.applyAsync([], { expires: new Date(Number.NaN) })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }),
+    );
   });
 
   it('expires: a task that comes due after it expired is REVOKED (reason expired) and does not run', async () => {
@@ -70,7 +78,9 @@ describe('applyAsync scheduling options', () => {
   it('expires: a Date in the past revokes at once, a later one lets the task run', async () => {
     const ranAt = clock();
     await t.startWorker();
-    await expect(ranAt.applyAsync([], { expires: new Date(Date.now() - 1) })).rejects.toMatchObject({ reason: 'expired' });
+    await expect(ranAt.applyAsync([], { expires: new Date(Date.now() - 1) })).rejects.toMatchObject({
+      reason: 'expired',
+    });
     await expect(ranAt.applyAsync([], { expires: '1h' })).resolves.toEqual(expect.any(Number));
   });
 
@@ -93,9 +103,13 @@ describe('applyAsync scheduling options', () => {
   it('refuses a priority outside 0–255 and a malformed task id', () => {
     const ranAt = clock();
     for (const priority of [-1, 256, 1.5]) {
-      expect(() => ranAt.applyAsync([], { priority })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('priority') }));
+      expect(() => ranAt.applyAsync([], { priority })).toThrow(
+        expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('priority') }),
+      );
     }
-    expect(() => ranAt.applyAsync([], { taskId: '' })).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('taskId') }));
+    expect(() => ranAt.applyAsync([], { taskId: '' })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('taskId') }),
+    );
   });
 
   it('a task sees its own id in currentTask()', async () => {

@@ -26,7 +26,9 @@ describe('AsyncResult', () => {
     const fail = t.app.task('fail', () => {
       throw new Error('nope');
     });
-    await expect(fail.delay().catch((error: unknown) => (error as TaskFailedError).remote.message)).resolves.toBe('nope');
+    await expect(fail.delay().catch((error: unknown) => (error as TaskFailedError).remote.message)).resolves.toBe(
+      'nope',
+    );
   });
 
   it('get({ timeout }) throws TimeoutError while the task runs longer, and returns the value once done', async () => {
@@ -35,7 +37,10 @@ describe('AsyncResult', () => {
     await t.startWorker();
     const result = task.delay();
     await expect(result.get({ timeout: 30 })).rejects.toBeInstanceOf(TimeoutError);
-    await expect(result.get({ timeout: '30ms' })).rejects.toMatchObject({ code: 'CELERIAC_TIMEOUT', message: expect.stringContaining(result.id) });
+    await expect(result.get({ timeout: '30ms' })).rejects.toMatchObject({
+      code: 'CELERIAC_TIMEOUT',
+      message: expect.stringContaining(result.id),
+    });
     slow.release('done');
     await expect(result.get({ timeout: '5s' })).resolves.toBe('done');
   });
@@ -58,13 +63,23 @@ describe('AsyncResult', () => {
     const task = t.app.task('slow', slow.fn);
     const result = task.delay();
     await result.sent;
-    expect([await result.state(), await result.ready(), await result.successful(), await result.failed()]).toEqual(['PENDING', false, false, false]);
+    expect([await result.state(), await result.ready(), await result.successful(), await result.failed()]).toEqual([
+      'PENDING',
+      false,
+      false,
+      false,
+    ]);
     await t.startWorker();
     await stateReached(t.app, result, 'STARTED');
     expect([await result.state(), await result.ready()]).toEqual(['STARTED', false]);
     slow.release('done');
     await result;
-    expect([await result.state(), await result.ready(), await result.successful(), await result.failed()]).toEqual(['SUCCESS', true, true, false]);
+    expect([await result.state(), await result.ready(), await result.successful(), await result.failed()]).toEqual([
+      'SUCCESS',
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('a failed task is ready and failed; get({ propagate: false }) returns the error instead of throwing', async () => {
@@ -75,7 +90,12 @@ describe('AsyncResult', () => {
     const result = fail.delay();
     const error = await result.get({ propagate: false });
     expect(error).toBeInstanceOf(TaskFailedError);
-    expect([await result.state(), await result.ready(), await result.successful(), await result.failed()]).toEqual(['FAILURE', true, false, true]);
+    expect([await result.state(), await result.ready(), await result.successful(), await result.failed()]).toEqual([
+      'FAILURE',
+      true,
+      false,
+      true,
+    ]);
     expect(await result.info()).toMatchObject({ name: 'RangeError', message: 'out of range' });
   });
 
@@ -119,7 +139,9 @@ describe('AsyncResult', () => {
     expect(rehydrated.taskName).toBeUndefined();
     await expect(rehydrated).resolves.toBe(42);
     expect(await rehydrated.state()).toBe('SUCCESS');
-    await expect(t.app.result(failed.id)).rejects.toMatchObject({ message: expect.stringContaining(`fail.named[${failed.id}]`) });
+    await expect(t.app.result(failed.id)).rejects.toMatchObject({
+      message: expect.stringContaining(`fail.named[${failed.id}]`),
+    });
     await expect(t.app.result('never-sent').get({ timeout: 20 })).rejects.toBeInstanceOf(TimeoutError);
     expect(await t.app.result('never-sent').state()).toBe('PENDING');
   });

@@ -16,7 +16,8 @@ describe('beat on Redis', () => {
   afterEach(() => fixture.cleanup());
 
   /** The task ids waiting in a queue of the fixture's prefix. */
-  const queued = (queue = 'default') => fixture.redis().zrange(`${fixture.prefix}:{${fixture.prefix}:${queue}}:ready`, 0, -1);
+  const queued = (queue = 'default') =>
+    fixture.redis().zrange(`${fixture.prefix}:{${fixture.prefix}:${queue}}:ready`, 0, -1);
 
   it('an entry added through the API of another app fires at once; removing it stops it', async () => {
     const schedulerApp = fixture.app();
@@ -37,7 +38,12 @@ describe('beat on Redis', () => {
       if (entries.length === 0) removed.resolve();
     });
 
-    await webApp.beat.add('poll', { task: 'feeds.poll', schedule: every('100ms'), args: ['news'], options: { queue: 'feeds' } });
+    await webApp.beat.add('poll', {
+      task: 'feeds.poll',
+      schedule: every('100ms'),
+      args: ['news'],
+      options: { queue: 'feeds' },
+    });
     const [first, second] = await firedTwice.promise;
     expect(second!.slot - first!.slot).toBe(100);
     expect(first!.id).toBe(`beat:poll:${first!.slot}`);
@@ -76,7 +82,19 @@ describe('beat on Redis', () => {
         .sort();
     expect(await slotsOf('skip')).toEqual(['10:01']);
     expect(await slotsOf('once')).toEqual(['10:01', '10:11']);
-    expect(await slotsOf('all')).toEqual(['10:01', '10:02', '10:03', '10:04', '10:05', '10:06', '10:07', '10:08', '10:09', '10:10', '10:11']);
+    expect(await slotsOf('all')).toEqual([
+      '10:01',
+      '10:02',
+      '10:03',
+      '10:04',
+      '10:05',
+      '10:06',
+      '10:07',
+      '10:08',
+      '10:09',
+      '10:10',
+      '10:11',
+    ]);
     await after.close();
   });
 
@@ -96,7 +114,9 @@ describe('beat on Redis', () => {
     // As if the broker never got 'lost' (its leader died before sending it), while a worker ran 'done'.
     expect(await app.broker.purge('default')).toHaveLength(2);
     const slot = Date.parse('2024-05-01T10:01:00Z');
-    await app.backend.store([{ record: { id: `beat:done:${slot}`, state: 'SUCCESS', task: 'tick', date: clock.now() }, ttl: 60_000 }]);
+    await app.backend.store([
+      { record: { id: `beat:done:${slot}`, state: 'SUCCESS', task: 'tick', date: clock.now() }, ttl: 60_000 },
+    ]);
     await clock.advance(2_000);
 
     const after = await run(fixture.app());

@@ -25,7 +25,8 @@ describe('signed beat entries on Redis', () => {
       error: () => undefined,
       warn: (_fields, message) => {
         warnings.push(message);
-        if (['"unsigned"', '"forged"', '"garbled"'].every((name) => warnings.some((line) => line.includes(name)))) allRefused.resolve();
+        if (['"unsigned"', '"forged"', '"garbled"'].every((name) => warnings.some((line) => line.includes(name))))
+          allRefused.resolve();
       },
     };
     const scheduler = fixture.app({ secret: 'right' }).beat.scheduler({ lease: '2s', logger });
@@ -41,17 +42,32 @@ describe('signed beat entries on Redis', () => {
     // What an attacker with write access to Redis but without the secret can do.
     const { prefix } = fixture;
     const entries = `${prefix}:{${prefix}}:beat:entries`;
-    const entry = (name: string) => ({ name, task: 'tick', schedule: { kind: 'every', every: 100 }, args: { json: [] }, options: {}, catchUp: 'once', updatedAt: Date.now() });
+    const entry = (name: string) => ({
+      name,
+      task: 'tick',
+      schedule: { kind: 'every', every: 100 },
+      args: { json: [] },
+      options: {},
+      catchUp: 'once',
+      updatedAt: Date.now(),
+    });
     const signedElsewhere = fixture.app({ secret: 'wrong' });
     await signedElsewhere.beat.add('forged', { task: 'tick', schedule: every('100ms') });
     await fixture.redis().hset(entries, 'unsigned', JSON.stringify(entry('unsigned')), 'garbled', '{ not json');
     await fixture.redis().publish(`${prefix}:beat:changes`, 'unsigned');
     await allRefused.promise;
-    expect(warnings.find((line) => line.includes('"unsigned"'))).toMatch(/Refusing the stored entry unsigned: The stored beat entry "unsigned" is not signed, but this app requires signed entries/);
-    expect(warnings.find((line) => line.includes('"forged"'))).toMatch(/Refusing the stored entry forged: The signature of the stored beat entry "forged" does not match/);
+    expect(warnings.find((line) => line.includes('"unsigned"'))).toMatch(
+      /Refusing the stored entry unsigned: The stored beat entry "unsigned" is not signed, but this app requires signed entries/,
+    );
+    expect(warnings.find((line) => line.includes('"forged"'))).toMatch(
+      /Refusing the stored entry forged: The signature of the stored beat entry "forged" does not match/,
+    );
 
     await fixture.app({ secret: 'right' }).beat.add('good', { task: 'tick', schedule: every('100ms') });
-    expect(JSON.parse((await fixture.redis().hget(entries, 'good')) ?? '{}')).toHaveProperty('signature', expect.stringMatching(/^[0-9a-f]{64}$/));
+    expect(JSON.parse((await fixture.redis().hget(entries, 'good')) ?? '{}')).toHaveProperty(
+      'signature',
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+    );
     await goodFiredTwice.promise;
     expect(new Set(fired.map((slot) => slot.entry))).toEqual(new Set(['good']));
     expect(scheduler.entries().map((each) => each.name)).toEqual(['good']);

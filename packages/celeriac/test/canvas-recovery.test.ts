@@ -4,7 +4,15 @@
  * memory transports, calling the progress functions as a worker does after each outcome.
  */
 import { chain, chord, type CanvasNode, type TaskState } from '@celeriac/core';
-import { continueFlow, failFlow, freeze, planLaunch, runtimeOf, type FlowContext, type TaskMessage } from '@celeriac/core/internal';
+import {
+  continueFlow,
+  failFlow,
+  freeze,
+  planLaunch,
+  runtimeOf,
+  type FlowContext,
+  type TaskMessage,
+} from '@celeriac/core/internal';
 import { Celeriac } from 'celeriac';
 
 const TTL = 60_000;
@@ -27,7 +35,9 @@ describe('workflow progress when steps run again', () => {
   /** The messages a workflow starts with, and its frozen tree. */
   function start(node: CanvasNode): { node: CanvasNode; messages: TaskMessage[] } {
     const frozen = freeze(node);
-    const messages = planLaunch(frozen, []).map((step) => runtimeOf(app).buildMessage(step.node.task, step.args, step.node.options, { flow: step.flow }));
+    const messages = planLaunch(frozen, []).map((step) =>
+      runtimeOf(app).buildMessage(step.node.task, step.args, step.node.options, { flow: step.flow }),
+    );
     return { node: frozen, messages };
   }
 
@@ -62,12 +72,18 @@ describe('workflow progress when steps run again', () => {
   it('a chord member failing on a re-run after the body ran leaves the body as it is', async () => {
     const { add, sum } = tasks();
     const { node, messages } = start(chord([add.s(1, 1), add.s(2, 2)], sum.s()).toNode());
-    for (const [message, value] of [[messages[0], 2], [messages[1], 4]] as Array<[TaskMessage, number]>) {
+    for (const [message, value] of [
+      [messages[0], 2],
+      [messages[1], 4],
+    ] as Array<[TaskMessage, number]>) {
       await store(message.id, 'SUCCESS', value);
       await continueFlow(context, message, value);
     }
     await store(bodyId(node), 'SUCCESS', 6);
-    await failFlow(context, messages[0] as TaskMessage, { state: 'FAILURE', error: { name: 'Error', message: 'not again' } });
+    await failFlow(context, messages[0] as TaskMessage, {
+      state: 'FAILURE',
+      error: { name: 'Error', message: 'not again' },
+    });
     expect(await app.backend.get(bodyId(node))).toMatchObject({ state: 'SUCCESS', result: 6 });
   });
 
@@ -75,7 +91,9 @@ describe('workflow progress when steps run again', () => {
     const { add } = tasks();
     const { node, messages } = start(chain(add.s(1, 1), add.s(2), add.s(3)).toNode());
     if (node.kind !== 'chain') throw new Error('not a chain');
-    const [second, third] = node.steps.slice(1).map((step) => (step.kind === 'task' ? (step.options.taskId as string) : ''));
+    const [second, third] = node.steps
+      .slice(1)
+      .map((step) => (step.kind === 'task' ? (step.options.taskId as string) : ''));
     const first = messages[0] as TaskMessage;
     await store(first.id, 'SUCCESS', 2);
     await continueFlow(context, first, 2);

@@ -1,5 +1,16 @@
 /** Canvas on one process (memory broker, inline worker): the semantics of each primitive. */
-import { chain, chord, ChordError, DependencyFailedError, group, GroupResult, TaskFailedError, TaskRevokedError, type AsyncResult, type RemoteError } from 'celeriac';
+import {
+  chain,
+  chord,
+  ChordError,
+  DependencyFailedError,
+  group,
+  GroupResult,
+  TaskFailedError,
+  TaskRevokedError,
+  type AsyncResult,
+  type RemoteError,
+} from 'celeriac';
 import { decodeMessage, runtimeOf } from '@celeriac/core/internal';
 import { deferred } from '@celeriac/core/testing';
 import { useApp } from './support/app';
@@ -88,7 +99,9 @@ describe('canvas (inline worker)', () => {
     const { add, sum } = math();
     await t.startWorker();
     // 2 -> [2 + 10 + 100, 2 + 1000] -> 1114 -> 1119
-    await expect(chain(add.s(1, 1), group([chain(add.s(10), add.s(100)), add.s(1000)]), sum.s(), add.s(5)).applyAsync()).resolves.toBe(1119);
+    await expect(
+      chain(add.s(1, 1), group([chain(add.s(10), add.s(100)), add.s(1000)]), sum.s(), add.s(5)).applyAsync(),
+    ).resolves.toBe(1119);
   });
 
   it('a chain ending in a group returns the GroupResult; a group after a group is fed the list', async () => {
@@ -97,7 +110,9 @@ describe('canvas (inline worker)', () => {
     const ending = chain(add.s(1, 1), group([add.s(1), add.s(2)])).applyAsync();
     expect(ending).toBeInstanceOf(GroupResult);
     await expect(ending).resolves.toEqual([3, 4]);
-    await expect(chain(group([add.s(1, 1), add.s(2, 2)]), group([sum.s(), sum.s()])).applyAsync()).resolves.toEqual([6, 6]);
+    await expect(chain(group([add.s(1, 1), add.s(2, 2)]), group([sum.s(), sum.s()])).applyAsync()).resolves.toEqual([
+      6, 6,
+    ]);
   });
 
   it('a failed chain step stops the chain; its error reaches the chain result and onError', async () => {
@@ -112,7 +127,9 @@ describe('canvas (inline worker)', () => {
     const failedStep = result.parent as AsyncResult<number>;
     expect(await failedStep.state()).toBe('FAILURE');
     // The chain's result is the last step's, but its error names the step that failed.
-    expect(error.message).toBe(`Task boom[${failedStep.id}] failed: Error: kaput (so after[${result.id}], after it in the workflow, did not run)`);
+    expect(error.message).toBe(
+      `Task boom[${failedStep.id}] failed: Error: kaput (so after[${result.id}], after it in the workflow, did not run)`,
+    );
     expect(error.failedStep).toEqual({ id: failedStep.id, task: 'boom' });
     expect(error.taskId).toBe(result.id);
     const [taskId, remote] = (await errback.called) as [string, RemoteError];
@@ -127,11 +144,15 @@ describe('canvas (inline worker)', () => {
     const linked = recorder('linked');
     const errback = recorder('errback');
     let attempts = 0;
-    const flaky = t.app.task('flaky', (value: number) => {
-      attempts += 1;
-      if (attempts < 3) throw new Error('not yet');
-      return value * 10;
-    }, { retries: 5, retryDelay: 1 });
+    const flaky = t.app.task(
+      'flaky',
+      (value: number) => {
+        attempts += 1;
+        if (attempts < 3) throw new Error('not yet');
+        return value * 10;
+      },
+      { retries: 5, retryDelay: 1 },
+    );
     await t.startWorker();
     await add.applyAsync([2, 3], { link: linked.handle.s('x') });
     expect(await linked.called).toEqual([5, 'x']);
@@ -232,7 +253,10 @@ describe('canvas (inline worker)', () => {
     const failing = boom.delay();
     const dependent = never.handle.applyAsync([], { dependsOn: [pending, failing] });
     const error = (await dependent.catch((reason: unknown) => reason)) as TaskFailedError;
-    expect(error.remote).toMatchObject({ name: DependencyFailedError.name, message: expect.stringContaining(failing.id) });
+    expect(error.remote).toMatchObject({
+      name: DependencyFailedError.name,
+      message: expect.stringContaining(failing.id),
+    });
     expect(await pending.state()).not.toBe('SUCCESS');
     gate.resolve('done');
     await pending;
@@ -287,12 +311,17 @@ describe('canvas (inline worker)', () => {
     const brief = t.app.task('brief', (value: number) => value, { resultTtl: '1m' });
     const result = group([brief.s(1), chain(add.s(1, 1), add.s(1))]).applyAsync();
     await result.sent;
-    const messages = (await t.app.broker.reserve(['default'], 10)).map((delivery) => decodeMessage(runtimeOf(t.app).codec, delivery.body));
+    const messages = (await t.app.broker.reserve(['default'], 10)).map((delivery) =>
+      decodeMessage(runtimeOf(t.app).codec, delivery.body),
+    );
     const member = messages.find((message) => message.id === result.ids[0]);
     expect(member?.resultTtl).toBe(t.app.options.resultTtl);
     // The chain's last step (the member's result) carries it too, in the first step's workflow.
     const firstStep = messages.find((message) => message.task === 'math.add');
-    expect(firstStep?.flow?.then?.[0]).toMatchObject({ kind: 'task', options: { taskId: result.ids[1], resultTtl: t.app.options.resultTtl } });
+    expect(firstStep?.flow?.then?.[0]).toMatchObject({
+      kind: 'task',
+      options: { taskId: result.ids[1], resultTtl: t.app.options.resultTtl },
+    });
   });
 
   it('signatures and workflows are plain data', () => {
@@ -312,10 +341,14 @@ describe('canvas (inline worker)', () => {
     const { add } = math();
     expect(() => chain()).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_CANVAS' }));
     expect(() => group([])).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_CANVAS' }));
-    expect(() => group([group([add.s(1, 1)])]).applyAsync()).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_CANVAS' }));
+    expect(() => group([group([add.s(1, 1)])]).applyAsync()).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_CANVAS' }),
+    );
     // A step whose arguments cannot travel: nothing of the group was published.
     const keep = t.app.task('keep', (value: unknown) => value);
-    expect(() => group([add.s(1, 1), keep.si(() => 1)]).applyAsync()).toThrow(expect.objectContaining({ code: 'CELERIAC_SERIALIZATION' }));
+    expect(() => group([add.s(1, 1), keep.si(() => 1)]).applyAsync()).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_SERIALIZATION' }),
+    );
     expect(await t.app.broker.stats('default')).toMatchObject({ ready: 0 });
   });
 });

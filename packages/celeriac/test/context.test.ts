@@ -17,18 +17,40 @@ describe('currentTask()', () => {
   }
 
   it('throws CELERIAC_NO_TASK_CONTEXT outside a task, also in a direct (local) call of a handle', () => {
-    expect(() => currentTask()).toThrow(expect.objectContaining({ code: 'CELERIAC_NO_TASK_CONTEXT', message: expect.stringContaining('outside a running task') }));
+    expect(() => currentTask()).toThrow(
+      expect.objectContaining({
+        code: 'CELERIAC_NO_TASK_CONTEXT',
+        message: expect.stringContaining('outside a running task'),
+      }),
+    );
     const local = t.app.task('local', () => currentTask().id);
     expect(() => local()).toThrow(expect.objectContaining({ code: 'CELERIAC_NO_TASK_CONTEXT' }));
   });
 
   it('describes the running task, across awaits and timers', async () => {
-    const describeSelf = t.app.task('self', async (label: string) => {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      const context: TaskContext = currentTask();
-      const { id, name, args, retries, maxRetries, deliveries, queue, headers, parentId, rootId } = context;
-      return { id, name, args, retries, maxRetries, deliveries, queue, headers, parentId, rootId, label, aborted: context.signal.aborted };
-    }, { retries: 4, queue: 'ctx' });
+    const describeSelf = t.app.task(
+      'self',
+      async (label: string) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const context: TaskContext = currentTask();
+        const { id, name, args, retries, maxRetries, deliveries, queue, headers, parentId, rootId } = context;
+        return {
+          id,
+          name,
+          args,
+          retries,
+          maxRetries,
+          deliveries,
+          queue,
+          headers,
+          parentId,
+          rootId,
+          label,
+          aborted: context.signal.aborted,
+        };
+      },
+      { retries: 4, queue: 'ctx' },
+    );
     await t.startWorker({ queues: ['ctx'] });
     const result = describeSelf.applyAsync(['x'], { headers: { who: 'test' } });
     await expect(result).resolves.toEqual({

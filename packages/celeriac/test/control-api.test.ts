@@ -11,10 +11,14 @@ describe('app.control and app.queues (memory broker)', () => {
     const gates = new Map<string, () => void>();
     const started = new Map<string, () => void>();
     const begun = (name: string) => new Promise<void>((resolve) => started.set(name, resolve));
-    const task = app.task('ops.gate', (name: string) => new Promise<string>((resolve) => {
-      gates.set(name, () => resolve(name));
-      started.get(name)?.();
-    }));
+    const task = app.task(
+      'ops.gate',
+      (name: string) =>
+        new Promise<string>((resolve) => {
+          gates.set(name, () => resolve(name));
+          started.get(name)?.();
+        }),
+    );
     return { task, begun, open: (name: string) => gates.get(name)?.() };
   }
 
@@ -29,9 +33,25 @@ describe('app.control and app.queues (memory broker)', () => {
     await one.start();
     await running;
     const [active] = await app.control.inspect('active');
-    expect(active).toEqual({ hostname: 'one', ok: true, value: [expect.objectContaining({ id: a.id, name: 'ops.gate', queue: 'default', args: '["a"]', started: expect.any(Number) })] });
-    await expect(app.control.inspect('reserved')).resolves.toEqual([{ hostname: 'one', ok: true, value: [expect.objectContaining({ id: b.id, args: '["b"]' })] }]);
-    await expect(app.control.inspect('registered')).resolves.toEqual([{ hostname: 'one', ok: true, value: ['ops.gate'] }]);
+    expect(active).toEqual({
+      hostname: 'one',
+      ok: true,
+      value: [
+        expect.objectContaining({
+          id: a.id,
+          name: 'ops.gate',
+          queue: 'default',
+          args: '["a"]',
+          started: expect.any(Number),
+        }),
+      ],
+    });
+    await expect(app.control.inspect('reserved')).resolves.toEqual([
+      { hostname: 'one', ok: true, value: [expect.objectContaining({ id: b.id, args: '["b"]' })] },
+    ]);
+    await expect(app.control.inspect('registered')).resolves.toEqual([
+      { hostname: 'one', ok: true, value: ['ops.gate'] },
+    ]);
     await expect(app.control.ping({ destination: 'nobody', timeout: 20 })).resolves.toEqual([]);
     // The grown slot starts the prefetched task while the first still runs.
     const second = begun('b');
@@ -51,22 +71,28 @@ describe('app.control and app.queues (memory broker)', () => {
     const held = add.delay(1, 2);
     await held.sent;
     await expect(app.control.inspect('active')).resolves.toEqual([{ hostname: 'w', ok: true, value: [] }]);
-    await expect(app.queues.list()).resolves.toEqual(expect.arrayContaining([expect.objectContaining({ name: 'default', ready: 1, paused: true })]));
-    await app.queues.resume("default");
+    await expect(app.queues.list()).resolves.toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'default', ready: 1, paused: true })]),
+    );
+    await app.queues.resume('default');
     await expect(held).resolves.toBe(3);
 
-    await expect(app.control.cancelConsumer('extra')).resolves.toEqual([{ hostname: 'w', ok: true, value: { queues: ['default'] } }]);
+    await expect(app.control.cancelConsumer('extra')).resolves.toEqual([
+      { hostname: 'w', ok: true, value: { queues: ['default'] } },
+    ]);
     const parked = add.applyAsync([2, 2], { queue: 'extra' });
     await expect(add.delay(1, 1)).resolves.toBe(2);
     await expect(app.broker.stats('extra')).resolves.toMatchObject({ ready: 1 });
-    await app.control.addConsumer("extra");
+    await app.control.addConsumer('extra');
     await expect(parked).resolves.toBe(4);
   });
 
   it('shutdown stops the worker gracefully', async () => {
     const worker = app.worker({ hostname: 'w' });
     await worker.start();
-    await expect(app.control.shutdown()).resolves.toEqual([{ hostname: 'w', ok: true, value: { ok: 'shutting down' } }]);
+    await expect(app.control.shutdown()).resolves.toEqual([
+      { hostname: 'w', ok: true, value: { ok: 'shutting down' } },
+    ]);
     await worker.stopped;
     expect(worker.state).toBe('closed');
   });

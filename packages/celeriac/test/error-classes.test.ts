@@ -16,7 +16,12 @@ describe('registered error classes', () => {
     const failure = (await charge.delay(12).catch((reason: unknown) => reason)) as TaskFailedError;
     expect(failure).toBeInstanceOf(TaskFailedError);
     expect(failure.cause).toBeInstanceOf(PaymentDeclined);
-    expect(failure.cause).toMatchObject({ name: 'PaymentDeclined', message: 'declined 12', amount: 12, at: new Date(0) });
+    expect(failure.cause).toMatchObject({
+      name: 'PaymentDeclined',
+      message: 'declined 12',
+      amount: 12,
+      at: new Date(0),
+    });
     expect((failure.cause as PaymentDeclined).stack).toContain('error-classes.test');
     expect(failure.remote).toMatchObject({ name: 'PaymentDeclined', type: 'PaymentDeclined', message: 'declined 12' });
   });

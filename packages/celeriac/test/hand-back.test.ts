@@ -21,10 +21,15 @@ describe('tasks handed back at shutdown', () => {
       began = deferred();
       await worker.close();
     }
-    await expect(result).rejects.toMatchObject({ remote: { name: 'WorkerLostError', message: expect.stringContaining('still running when its worker shut down') } });
+    await expect(result).rejects.toMatchObject({
+      remote: { name: 'WorkerLostError', message: expect.stringContaining('still running when its worker shut down') },
+    });
     expect(await t.app.broker.stats('default')).toMatchObject({ ready: 0, delayed: 0, active: 0, dead: 1 });
     const [dead] = await t.app.broker.listDead('default');
-    expect(dead).toMatchObject({ id: result.id, reason: expect.stringContaining('still running when its worker shut down') });
+    expect(dead).toMatchObject({
+      id: result.id,
+      reason: expect.stringContaining('still running when its worker shut down'),
+    });
     expect(runs).toBe(2);
   });
 

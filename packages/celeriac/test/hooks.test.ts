@@ -7,7 +7,9 @@ describe('task hooks', () => {
 
   it('onSuccess receives the result and the task id', async () => {
     const called = deferred<[number, string]>();
-    const add = t.app.task('add', (a: number, b: number) => a + b, { onSuccess: (result, id) => called.resolve([result, id]) });
+    const add = t.app.task('add', (a: number, b: number) => a + b, {
+      onSuccess: (result, id) => called.resolve([result, id]),
+    });
     await t.startWorker();
     const result = add.delay(2, 3);
     await expect(called.promise).resolves.toEqual([5, result.id]);
@@ -17,13 +19,17 @@ describe('task hooks', () => {
     const retried: string[] = [];
     const failed = deferred<[unknown, string]>();
     let succeeded = false;
-    const doomed = t.app.task('doomed', flaky(Infinity, 'never', () => new Error('always')), {
-      retries: 2,
-      retryDelay: 1,
-      onRetry: (error) => void retried.push((error as Error).message),
-      onFailure: (error, id) => failed.resolve([error, id]),
-      onSuccess: () => void (succeeded = true),
-    });
+    const doomed = t.app.task(
+      'doomed',
+      flaky(Infinity, 'never', () => new Error('always')),
+      {
+        retries: 2,
+        retryDelay: 1,
+        onRetry: (error) => void retried.push((error as Error).message),
+        onFailure: (error, id) => failed.resolve([error, id]),
+        onSuccess: () => void (succeeded = true),
+      },
+    );
     await t.startWorker();
     const result = doomed.delay();
     const [error, id] = await failed.promise;
@@ -46,6 +52,8 @@ describe('task hooks', () => {
     await thrown.promise;
     await worker.close();
     expect(await result.state()).toBe('SUCCESS');
-    expect(t.logs).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ hook: 'onSuccess' }) }));
+    expect(t.logs).toContainEqual(
+      expect.objectContaining({ level: 'error', fields: expect.objectContaining({ hook: 'onSuccess' }) }),
+    );
   });
 });

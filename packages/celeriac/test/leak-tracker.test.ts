@@ -1,7 +1,12 @@
 import { LeakTracker, type Leakable } from './support/leak-tracker';
 
 function resource(name: string) {
-  const item = { open: true, describe: () => name, isOpen: () => item.open, close: async () => void (item.open = false) };
+  const item = {
+    open: true,
+    describe: () => name,
+    isOpen: () => item.open,
+    close: async () => void (item.open = false),
+  };
   return item satisfies Leakable;
 }
 

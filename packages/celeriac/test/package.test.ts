@@ -39,7 +39,9 @@ describe('the built packages', () => {
       expect(manifest.exports['.']).toEqual({ types: manifest.types, default: manifest.main });
       expect(existsSync(join(dir, manifest.main))).toBe(true);
       expect(existsSync(join(dir, manifest.types))).toBe(true);
-      expect(manifest.files.filter((file) => !['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts'].includes(file))).toEqual([]);
+      expect(
+        manifest.files.filter((file) => !['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts'].includes(file)),
+      ).toEqual([]);
     },
   );
 });
@@ -67,7 +69,9 @@ describe('the built packages, loaded', () => {
   });
 
   it('give ESM code their named exports', () => {
-    const output = runModule("import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, Worker].map((value) => typeof value).join(','));");
+    const output = runModule(
+      "import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, Worker].map((value) => typeof value).join(','));",
+    );
     expect(output).toBe('function,function,function,function');
   });
 });

@@ -53,7 +53,17 @@ const CORE_VALUES = [
   'task',
 ];
 
-const CELERIAC_VALUES = [...CORE_VALUES.filter((name) => name !== 'CeleriacCore'), 'Beat', 'Celeriac', 'ManualClock', 'Scheduler', 'Worker', 'at', 'crontab', 'every'];
+const CELERIAC_VALUES = [
+  ...CORE_VALUES.filter((name) => name !== 'CeleriacCore'),
+  'Beat',
+  'Celeriac',
+  'ManualClock',
+  'Scheduler',
+  'Worker',
+  'at',
+  'crontab',
+  'every',
+];
 
 /** The members of the app class users get, as DESIGN.md names them. */
 type CoreMembers =
@@ -89,7 +99,23 @@ describe('the public surface', () => {
   });
 
   it('keeps the machinery in @celeriac/core/internal only', () => {
-    for (const name of ['runtimeOf', 'AppRuntime', 'continueFlow', 'failFlow', 'planLaunch', 'freeze', 'startCanvas', 'runAsSoleTask', 'WakeTimer', 'encodeMessage', 'decodeMessage', 'TaskRegistry', 'createTaskHandle', 'setLongTimeout', 'toRemoteError']) {
+    for (const name of [
+      'runtimeOf',
+      'AppRuntime',
+      'continueFlow',
+      'failFlow',
+      'planLaunch',
+      'freeze',
+      'startCanvas',
+      'runAsSoleTask',
+      'WakeTimer',
+      'encodeMessage',
+      'decodeMessage',
+      'TaskRegistry',
+      'createTaskHandle',
+      'setLongTimeout',
+      'toRemoteError',
+    ]) {
       expect(internal).toHaveProperty(name);
       expect(core).not.toHaveProperty(name);
       expect(celeriac).not.toHaveProperty(name);

@@ -33,7 +33,10 @@ describe('a publish that fails', () => {
   });
 
   it('rejects the result also with a backend that ignores WaitOptions.until', async () => {
-    const own = new Celeriac({ broker: new DownBroker(conformanceBrokerSettings()), backend: new UntilBlindBackend(new Codec()) });
+    const own = new Celeriac({
+      broker: new DownBroker(conformanceBrokerSettings()),
+      backend: new UntilBlindBackend(new Codec()),
+    });
     try {
       const add = own.task('add', (a: number, b: number) => a + b);
       await expect(add.delay(1, 2)).rejects.toBeInstanceOf(BrokerUnavailableError);

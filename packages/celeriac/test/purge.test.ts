@@ -37,7 +37,11 @@ describe.each([
   afterEach(() => t.close());
 
   /** Resolves with the TaskRevokedError the result rejects with (fails when it resolves). */
-  const revocation = (result: AsyncResult<unknown>) => result.then(() => Promise.reject(new Error(`${result.id} resolved`)), (error: unknown) => error);
+  const revocation = (result: AsyncResult<unknown>) =>
+    result.then(
+      () => Promise.reject(new Error(`${result.id} resolved`)),
+      (error: unknown) => error,
+    );
 
   it('records each removed task as REVOKED (purged): awaiting callers wake, a chain after it is settled too', async () => {
     const sender = t.sender();
@@ -53,7 +57,11 @@ describe.each([
     const purger = t.purger(sender);
     await expect(purger.purge('default')).resolves.toBe(3);
     const [onWaiting, onDelayed, onFirst, onFlow] = await outcomes;
-    for (const [error, result] of [[onWaiting, waiting], [onDelayed, delayed], [onFirst, first]] as const) {
+    for (const [error, result] of [
+      [onWaiting, waiting],
+      [onDelayed, delayed],
+      [onFirst, first],
+    ] as const) {
       expect(error).toBeInstanceOf(TaskRevokedError);
       expect(error).toMatchObject({ taskId: result.id, reason: 'purged', code: 'CELERIAC_TASK_REVOKED' });
     }

@@ -5,7 +5,9 @@ import { CodedError, flaky } from './support/tasks';
 
 /** The delay and retry count of each RETRY record. */
 function retrySteps(records: TaskRecord[]) {
-  return records.filter((record) => record.state === 'RETRY').map((record) => ({ retries: record.retries, countdown: (record.meta as { countdown: number }).countdown }));
+  return records
+    .filter((record) => record.state === 'RETRY')
+    .map((record) => ({ retries: record.retries, countdown: (record.meta as { countdown: number }).countdown }));
 }
 
 describe('retries', () => {
@@ -14,10 +16,14 @@ describe('retries', () => {
   it('fixed backoff: retries after the same delay each time, and the task sees its retry count', async () => {
     const seen: number[] = [];
     const fn = flaky(2, 'ok');
-    const shaky = t.app.task('shaky', () => {
-      seen.push(currentTask().retries);
-      return fn();
-    }, { retries: 3, retryDelay: '20ms' });
+    const shaky = t.app.task(
+      'shaky',
+      () => {
+        seen.push(currentTask().retries);
+        return fn();
+      },
+      { retries: 3, retryDelay: '20ms' },
+    );
     await t.startWorker();
     const result = shaky.delay();
     const changes = recordChanges(t.app, result);
@@ -31,7 +37,12 @@ describe('retries', () => {
   });
 
   it('exponential backoff: doubles the delay each retry, capped by backoffMax', async () => {
-    const shaky = t.app.task('shaky', flaky(3, 'ok'), { retries: 3, retryDelay: 10, backoff: 'exponential', backoffMax: 25 });
+    const shaky = t.app.task('shaky', flaky(3, 'ok'), {
+      retries: 3,
+      retryDelay: 10,
+      backoff: 'exponential',
+      backoffMax: 25,
+    });
     await t.startWorker();
     const result = shaky.delay();
     const changes = recordChanges(t.app, result);
@@ -41,10 +52,14 @@ describe('retries', () => {
 
   it('runs out of retries: FAILURE with the last error, after retries + 1 runs', async () => {
     let runs = 0;
-    const doomed = t.app.task('doomed', () => {
-      runs += 1;
-      throw new Error(`attempt ${runs}`);
-    }, { retries: 2, retryDelay: 1 });
+    const doomed = t.app.task(
+      'doomed',
+      () => {
+        runs += 1;
+        throw new Error(`attempt ${runs}`);
+      },
+      { retries: 2, retryDelay: 1 },
+    );
     await t.startWorker();
     const result = doomed.delay();
     await expect(result).rejects.toMatchObject({ remote: { message: 'attempt 3' } });
@@ -68,12 +83,16 @@ describe('retries', () => {
 
   it('currentTask().retry({ countdown }) ends the run and schedules another after that delay', async () => {
     const attempts: Array<{ retries: number; deliveries: number }> = [];
-    const poll = t.app.task('poll', () => {
-      const { retries, deliveries } = currentTask();
-      attempts.push({ retries, deliveries });
-      if (retries < 2) currentTask().retry({ countdown: '15ms' });
-      return 'ready';
-    }, { retries: 5 });
+    const poll = t.app.task(
+      'poll',
+      () => {
+        const { retries, deliveries } = currentTask();
+        attempts.push({ retries, deliveries });
+        if (retries < 2) currentTask().retry({ countdown: '15ms' });
+        return 'ready';
+      },
+      { retries: 5 },
+    );
     await t.startWorker();
     const result = poll.delay();
     const changes = recordChanges(t.app, result);
@@ -88,10 +107,20 @@ describe('retries', () => {
 
   it('currentTask().retry() past the limit fails with MaxRetriesExceededError, or with the given cause', async () => {
     const forever = t.app.task('forever', () => currentTask().retry({ countdown: 1 }), { retries: 1 });
-    const withCause = t.app.task('with-cause', () => currentTask().retry({ countdown: 1, cause: new CodedError('upstream 503', 'E_UPSTREAM') }), { retries: 1 });
+    const withCause = t.app.task(
+      'with-cause',
+      () => currentTask().retry({ countdown: 1, cause: new CodedError('upstream 503', 'E_UPSTREAM') }),
+      { retries: 1 },
+    );
     await t.startWorker();
     const error = await forever.delay().catch((reason: unknown) => reason);
-    expect(error).toMatchObject({ remote: { name: 'MaxRetriesExceededError', code: 'CELERIAC_MAX_RETRIES_EXCEEDED', message: expect.stringContaining('forever') } });
+    expect(error).toMatchObject({
+      remote: {
+        name: 'MaxRetriesExceededError',
+        code: 'CELERIAC_MAX_RETRIES_EXCEEDED',
+        message: expect.stringContaining('forever'),
+      },
+    });
     await expect(withCause.delay()).rejects.toMatchObject({ remote: { name: 'CodedError', code: 'E_UPSTREAM' } });
   });
 });

@@ -67,8 +67,14 @@ describe('revoking tasks', () => {
   });
 
   it('revoke() refuses a terminate signal or grace it cannot use, naming the option', async () => {
-    await expect(t.app.revoke('some-id', { terminate: true, signal: 'SIGHUP' as never })).rejects.toMatchObject({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('signal') });
-    await expect(t.app.revoke('some-id', { terminate: true, grace: 'soon' as never })).rejects.toMatchObject({ code: 'CELERIAC_INVALID_DURATION', message: expect.stringContaining('grace') });
+    await expect(t.app.revoke('some-id', { terminate: true, signal: 'SIGHUP' as never })).rejects.toMatchObject({
+      code: 'CELERIAC_INVALID_OPTION',
+      message: expect.stringContaining('signal'),
+    });
+    await expect(t.app.revoke('some-id', { terminate: true, grace: 'soon' as never })).rejects.toMatchObject({
+      code: 'CELERIAC_INVALID_DURATION',
+      message: expect.stringContaining('grace'),
+    });
     expect(await t.app.broker.listRevoked()).toEqual([]);
   });
 

@@ -2,7 +2,8 @@
 import { Celeriac, MAX_RESULT_TTL_MS } from 'celeriac';
 import { useApp } from './support/app';
 
-const invalid = (option: string) => expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining(option) });
+const invalid = (option: string) =>
+  expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining(option) });
 
 describe('checks on send', () => {
   const t = useApp();
@@ -18,6 +19,8 @@ describe('checks on send', () => {
 
   it('refuses headers whose values are not strings', () => {
     const plain = t.app.task('plain', () => 1);
-    expect(() => plain.applyAsync([], { headers: { attempt: 1 } as unknown as Record<string, string> })).toThrow(invalid('headers'));
+    expect(() => plain.applyAsync([], { headers: { attempt: 1 } as unknown as Record<string, string> })).toThrow(
+      invalid('headers'),
+    );
   });
 });

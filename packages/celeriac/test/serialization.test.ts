@@ -22,7 +22,10 @@ describe('arguments and results travel through superjson', () => {
   it('Date, Map, Set, BigInt, undefined, RegExp and nested Errors survive a round trip', async () => {
     const value = {
       when: new Date('2024-02-29T12:00:00Z'),
-      lookup: new Map<string, unknown>([['a', 1], ['b', new Set([1n, 2n])]]),
+      lookup: new Map<string, unknown>([
+        ['a', 1],
+        ['b', new Set([1n, 2n])],
+      ]),
       tags: new Set(['x', 'y']),
       big: 2n ** 80n,
       missing: undefined,
@@ -99,12 +102,16 @@ describe('maxMessageSize', () => {
       }
     });
     await t.startWorker();
-    await expect(report.delay()).resolves.toMatch(/^SerializationError: Cannot serialize the PROGRESS metadata of report\.bad at \.?onDone/);
+    await expect(report.delay()).resolves.toMatch(
+      /^SerializationError: Cannot serialize the PROGRESS metadata of report\.bad at \.?onDone/,
+    );
   });
 
   it('throws CELERIAC_MESSAGE_TOO_LARGE from delay for a message over the limit', async () => {
     const store = t.app.task('store', (text: string) => text.length);
-    expect(() => store.delay('x'.repeat(2_000))).toThrow(expect.objectContaining({ code: 'CELERIAC_MESSAGE_TOO_LARGE', message: expect.stringContaining('1024') }));
+    expect(() => store.delay('x'.repeat(2_000))).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_MESSAGE_TOO_LARGE', message: expect.stringContaining('1024') }),
+    );
     await t.startWorker();
     await expect(store.delay('small')).resolves.toBe(5);
   });

@@ -76,11 +76,17 @@ describe('signed messages (secret)', () => {
       expect(id).toBe(sent.id);
       // An hour later the retry is due: a one-minute window still lets it run.
       const check = { id, maxAge: 60_000, now: Date.now() + 3_600_000 + 30_000 };
-      expect(decodeMessage(runtimeOf(worker).codec, body, { secret: 'right', delivery: check })).toMatchObject({ id, retries: 1 });
+      expect(decodeMessage(runtimeOf(worker).codec, body, { secret: 'right', delivery: check })).toMatchObject({
+        id,
+        retries: 1,
+      });
     });
 
     /** A message of `guarded` as the sender app builds it, changed by `edit`, then signed. */
-    function signed(sender: Celeriac, edit: (message: TaskMessage) => void = () => undefined): { message: TaskMessage; body: string } {
+    function signed(
+      sender: Celeriac,
+      edit: (message: TaskMessage) => void = () => undefined,
+    ): { message: TaskMessage; body: string } {
       const runtime = runtimeOf(sender);
       const message = runtime.buildMessage('guarded', [], {});
       edit(message);
@@ -89,7 +95,9 @@ describe('signed messages (secret)', () => {
 
     /** Starts a worker app that requires signatures with `secret` `'right'`. */
     async function startWorker(options: CeleriacOptions = {}): Promise<void> {
-      await app('right', true, options).worker({ pool: 'inline', concurrency: 1, logger: captureLogs().logger }).start();
+      await app('right', true, options)
+        .worker({ pool: 'inline', concurrency: 1, logger: captureLogs().logger })
+        .start();
     }
 
     it('dead-letters a signed message copied under another id, without running it or touching the original record', async () => {
@@ -100,7 +108,10 @@ describe('signed messages (secret)', () => {
       await expect(sender.result(message.id)).resolves.toBe(1);
       const dead = nextDeadLetter(broker);
       await broker.publish([{ ...envelopeOf(message, body, false), id: 'copied-id' }]);
-      await expect(dead).resolves.toMatchObject({ delivery: { id: 'copied-id' }, reason: expect.stringContaining(`signed for task id ${message.id} but is stored as copied-id`) });
+      await expect(dead).resolves.toMatchObject({
+        delivery: { id: 'copied-id' },
+        reason: expect.stringContaining(`signed for task id ${message.id} but is stored as copied-id`),
+      });
       expect(runs).toBe(1);
       expect(await sender.result(message.id).state()).toBe('SUCCESS');
       expect(await sender.result('copied-id').state()).toBe('PENDING');
@@ -111,7 +122,10 @@ describe('signed messages (secret)', () => {
       const dead = nextDeadLetter(broker);
       const { message, body } = signed(app('right'), (old) => (old.publishedAt = Date.now() - 8 * DAY));
       await broker.publish([envelopeOf(message, body, false)]);
-      await expect(dead).resolves.toMatchObject({ delivery: { id: message.id }, reason: expect.stringContaining('beyond signatureMaxAge') });
+      await expect(dead).resolves.toMatchObject({
+        delivery: { id: message.id },
+        reason: expect.stringContaining('beyond signatureMaxAge'),
+      });
       expect(runs).toBe(0);
       expect(await app('right').result(message.id).state()).toBe('PENDING');
     });
@@ -128,7 +142,10 @@ describe('signed messages (secret)', () => {
       const dead = nextDeadLetter(broker);
       const stale = signed(sender, (message) => (message.publishedAt = Date.now() - 2 * 3_600_000));
       await broker.publish([envelopeOf(stale.message, stale.body, false)]);
-      await expect(dead).resolves.toMatchObject({ delivery: { id: stale.message.id }, reason: expect.stringContaining('beyond signatureMaxAge (3600 s)') });
+      await expect(dead).resolves.toMatchObject({
+        delivery: { id: stale.message.id },
+        reason: expect.stringContaining('beyond signatureMaxAge (3600 s)'),
+      });
       expect(runs).toBe(1);
     });
   });

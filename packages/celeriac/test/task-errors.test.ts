@@ -16,7 +16,12 @@ describe('task failures as the caller sees them', () => {
     expect(error.code).toBe('CELERIAC_TASK_FAILED');
     expect(error.taskId).toBe(result.id);
     expect(error.message).toBe(`Task billing.charge[${result.id}] failed: CodedError: card declined for 12`);
-    expect(error.remote).toEqual({ name: 'CodedError', message: 'card declined for 12', code: 'E_DECLINED', stack: expect.stringContaining('chargeCard') });
+    expect(error.remote).toEqual({
+      name: 'CodedError',
+      message: 'card declined for 12',
+      code: 'E_DECLINED',
+      stack: expect.stringContaining('chargeCard'),
+    });
     expect(error.cause).toBeInstanceOf(Error);
     expect(error.cause).toMatchObject({ name: 'CodedError', message: 'card declined for 12', code: 'E_DECLINED' });
   });
@@ -35,22 +40,36 @@ describe('task failures as the caller sees them', () => {
     const worker = await t.startWorker({ concurrency: 1 });
     const unknown = t.app.sendTask('no.such.task', [1]);
     const error = (await unknown.catch((reason: unknown) => reason)) as TaskFailedError;
-    expect(error.remote).toMatchObject({ name: 'UnknownTaskError', code: 'CELERIAC_UNKNOWN_TASK', message: expect.stringContaining('"no.such.task"') });
+    expect(error.remote).toMatchObject({
+      name: 'UnknownTaskError',
+      code: 'CELERIAC_UNKNOWN_TASK',
+      message: expect.stringContaining('"no.such.task"'),
+    });
     await expect(add.delay(2, 2)).resolves.toBe(4);
     // The record is stored before the message moves to the dead letters; closing waits for both.
     await worker.close();
-    expect(await t.app.broker.listDead('default')).toEqual([expect.objectContaining({ id: unknown.id, reason: expect.stringContaining('no.such.task') })]);
+    expect(await t.app.broker.listDead('default')).toEqual([
+      expect.objectContaining({ id: unknown.id, reason: expect.stringContaining('no.such.task') }),
+    ]);
   });
 
   it('a result that cannot be serialized fails the task, without retrying (it would fail again)', async () => {
     let runs = 0;
-    const leaky = t.app.task('leaky', () => {
-      runs += 1;
-      return { callback: () => 'code' };
-    }, { retries: 3, retryDelay: 1 });
+    const leaky = t.app.task(
+      'leaky',
+      () => {
+        runs += 1;
+        return { callback: () => 'code' };
+      },
+      { retries: 3, retryDelay: 1 },
+    );
     await t.startWorker();
     await expect(leaky.delay()).rejects.toMatchObject({
-      remote: { name: 'SerializationError', code: 'CELERIAC_SERIALIZATION', message: expect.stringContaining('the result of leaky at .callback') },
+      remote: {
+        name: 'SerializationError',
+        code: 'CELERIAC_SERIALIZATION',
+        message: expect.stringContaining('the result of leaky at .callback'),
+      },
     });
     expect(runs).toBe(1);
   });

@@ -25,9 +25,13 @@ describe('function form: app.task(name, fn, options)', () => {
 
   it('refuses a duplicate name, an empty name and a missing function', () => {
     t.app.task('once', () => 1);
-    expect(() => t.app.task('once', () => 2)).toThrow(expect.objectContaining({ code: 'CELERIAC_DUPLICATE_TASK', message: expect.stringContaining('"once"') }));
+    expect(() => t.app.task('once', () => 2)).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_DUPLICATE_TASK', message: expect.stringContaining('"once"') }),
+    );
     expect(() => t.app.task('', () => 1)).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }));
-    expect(() => t.app.task('no.fn', 'not a function' as never)).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }));
+    expect(() => t.app.task('no.fn', 'not a function' as never)).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION' }),
+    );
   });
 });
 
@@ -71,7 +75,12 @@ describe('decorator form: @task with app.register(instance)', () => {
   it('throws CELERIAC_NOT_A_TASK when a method that is not a task is read from the handles', () => {
     const mail = t.app.register(new Mailer('me@x'));
     // The type lists every public method (types cannot see decorators): the read itself throws.
-    expect(() => mail.notATask).toThrow(expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK', message: expect.stringContaining('Mailer.notATask is not a task') }));
+    expect(() => mail.notATask).toThrow(
+      expect.objectContaining({
+        code: 'CELERIAC_NOT_A_TASK',
+        message: expect.stringContaining('Mailer.notATask is not a task'),
+      }),
+    );
     expect(mail.send.name).toBe('mail.send');
   });
 
@@ -82,7 +91,9 @@ describe('decorator form: @task with app.register(instance)', () => {
   });
 
   it('refuses a list that names a method that is not a task, registering nothing', () => {
-    expect(() => t.app.register(new Mailer('me@x'), ['send', 'notATask'])).toThrow(expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK' }));
+    expect(() => t.app.register(new Mailer('me@x'), ['send', 'notATask'])).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_NOT_A_TASK' }),
+    );
     expect(runtimeOf(t.app).registry.names()).toEqual([]);
   });
 
@@ -94,7 +105,11 @@ describe('decorator form: @task with app.register(instance)', () => {
       }
     }
     const loud = t.app.register(new LoudMailer('me@x'));
-    expect([loud.shout.name, loud.send.name, loud.count.name]).toEqual(['LoudMailer.shout', 'mail.send', 'LoudMailer.count']);
+    expect([loud.shout.name, loud.send.name, loud.count.name]).toEqual([
+      'LoudMailer.shout',
+      'mail.send',
+      'LoudMailer.count',
+    ]);
     expect(loud.shout('hey')).toBe('HEY');
   });
 
@@ -106,7 +121,9 @@ describe('decorator form: @task with app.register(instance)', () => {
         return 1;
       }
     }
-    expect(() => t.app.register(new Plain())).toThrow(expect.objectContaining({ code: 'CELERIAC_NO_TASKS', message: expect.stringContaining('Plain') }));
+    expect(() => t.app.register(new Plain())).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_NO_TASKS', message: expect.stringContaining('Plain') }),
+    );
   });
 
   it('lets a function-form task and a decorated task collide by name', () => {

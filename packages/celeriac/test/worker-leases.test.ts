@@ -40,7 +40,9 @@ describe('leases: past maxDeliveries', () => {
     await result.sent;
     await t.app.broker.reserve(['default'], 1);
     await t.startWorker();
-    await expect(result).rejects.toMatchObject({ remote: { name: 'WorkerLostError', code: 'CELERIAC_WORKER_LOST', message: expect.stringContaining(result.id) } });
+    await expect(result).rejects.toMatchObject({
+      remote: { name: 'WorkerLostError', code: 'CELERIAC_WORKER_LOST', message: expect.stringContaining(result.id) },
+    });
     expect(await t.app.broker.listDead('default')).toEqual([expect.objectContaining({ id: result.id })]);
   });
 

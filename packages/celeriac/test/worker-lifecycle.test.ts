@@ -106,12 +106,28 @@ describe('worker lifecycle', () => {
     // Such a message cannot come from app code (the call is checked); a foreign or older sender could
     // send one. Before it was checked on arrival, it failed when its STARTED record was stored.
     t.app.task('slowish', () => new Promise((resolve) => setTimeout(resolve, 40)));
-    const body = encodeMessage(new Codec(), { version: MESSAGE_VERSION, id: 'bad-ttl', task: 'slowish', args: [], queue: 'default', priority: 0, retries: 0, headers: {}, publishedAt: Date.now(), resultTtl: -5 });
+    const body = encodeMessage(new Codec(), {
+      version: MESSAGE_VERSION,
+      id: 'bad-ttl',
+      task: 'slowish',
+      args: [],
+      queue: 'default',
+      priority: 0,
+      retries: 0,
+      headers: {},
+      publishedAt: Date.now(),
+      resultTtl: -5,
+    });
     await t.app.broker.publish([{ id: 'bad-ttl', queue: 'default', priority: 0, idempotent: false, body }]);
     await t.startWorker();
     const failure = await t.app.result('bad-ttl').get({ propagate: false, timeout: '10s' });
-    expect(failure).toMatchObject({ code: 'CELERIAC_TASK_FAILED', message: expect.stringContaining("resultTtl must be a number of ms") });
-    await expect(t.app.broker.listDead?.('default')).resolves.toEqual([expect.objectContaining({ id: 'bad-ttl', reason: expect.stringContaining('resultTtl') })]);
+    expect(failure).toMatchObject({
+      code: 'CELERIAC_TASK_FAILED',
+      message: expect.stringContaining('resultTtl must be a number of ms'),
+    });
+    await expect(t.app.broker.listDead?.('default')).resolves.toEqual([
+      expect.objectContaining({ id: 'bad-ttl', reason: expect.stringContaining('resultTtl') }),
+    ]);
     const add = t.app.task('add', (a: number, b: number) => a + b);
     await expect(add.delay(2, 3)).resolves.toBe(5);
   });
@@ -126,7 +142,10 @@ describe('worker lifecycle', () => {
       await add.delay(2, 3);
       await worker.close();
     }
-    const perTask = (logs: typeof verbose.logs) => logs.filter((line) => line.level === 'info' && /^Task add\[/.test(line.message)).map((line) => line.message.replace(/\[.*\]/, '[id]').replace(/\d+ ms/, 'N ms'));
+    const perTask = (logs: typeof verbose.logs) =>
+      logs
+        .filter((line) => line.level === 'info' && /^Task add\[/.test(line.message))
+        .map((line) => line.message.replace(/\[.*\]/, '[id]').replace(/\d+ ms/, 'N ms'));
     expect(perTask(verbose.logs)).toEqual(['Task add[id] started', 'Task add[id] succeeded in N ms']);
     expect(quiet.logs.filter((line) => line.level === 'info' && line.message.startsWith('Task add'))).toEqual([]);
   });
@@ -137,6 +156,11 @@ describe('worker lifecycle', () => {
     [{ pool: 'fork' as never }, 'pool'],
     [{ shutdownTimeout: '1 fortnight' as never }, 'shutdownTimeout'],
   ])('refuses worker options %p, naming %s', (options, name) => {
-    expect(() => t.app.worker(options)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^CELERIAC_INVALID_(OPTION|DURATION)$/), message: expect.stringContaining(name) }));
+    expect(() => t.app.worker(options)).toThrow(
+      expect.objectContaining({
+        code: expect.stringMatching(/^CELERIAC_INVALID_(OPTION|DURATION)$/),
+        message: expect.stringContaining(name),
+      }),
+    );
   });
 });

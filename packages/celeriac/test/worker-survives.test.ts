@@ -43,26 +43,33 @@ describe('a worker survives errors around a task', () => {
     await backend.refused.promise;
     // The rejection reaches the worker's handler within a few turns of the event loop.
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
-    const warned = () => t.logs.some((log) => log.level === 'warn' && /could not store its PROGRESS state/.test(log.message));
+    const warned = () =>
+      t.logs.some((log) => log.level === 'warn' && /could not store its PROGRESS state/.test(log.message));
     expect(unhandled).toEqual([]);
     expect(warned()).toBe(true);
   });
 
   it('logs hooks that reject asynchronously, and the outcomes stand', async () => {
-    const task = t.app.task('survive.hooks', (fail: boolean) => {
-      if (fail) throw new Error('task failed');
-      return 'fine';
-    }, {
-      onSuccess: () => Promise.reject(new Error('onSuccess bug')),
-      onFailure: async () => {
-        throw new Error('onFailure bug');
+    const task = t.app.task(
+      'survive.hooks',
+      (fail: boolean) => {
+        if (fail) throw new Error('task failed');
+        return 'fine';
       },
-    });
+      {
+        onSuccess: () => Promise.reject(new Error('onSuccess bug')),
+        onFailure: async () => {
+          throw new Error('onFailure bug');
+        },
+      },
+    );
     await t.startWorker();
     await expect(task.delay(false)).resolves.toBe('fine');
     await expect(task.delay(true)).rejects.toMatchObject({ remote: { message: 'task failed' } });
     for (const hook of ['onSuccess', 'onFailure']) {
-      expect(t.logs).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ hook }) }));
+      expect(t.logs).toContainEqual(
+        expect.objectContaining({ level: 'error', fields: expect.objectContaining({ hook }) }),
+      );
     }
     expect(unhandled).toEqual([]);
   });

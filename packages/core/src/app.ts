@@ -71,7 +71,10 @@ export class CeleriacCore {
 
   /** The app's queues: counts, pause, resume, purge. */
   get queues(): Queues {
-    this.#queues ??= new Queues(() => this.#runtime.broker, (queue) => this.purge(queue));
+    this.#queues ??= new Queues(
+      () => this.#runtime.broker,
+      (queue) => this.purge(queue),
+    );
     return this.#queues;
   }
 
@@ -97,14 +100,25 @@ export class CeleriacCore {
    * Registers a task and returns its typed handle.
    * @throws CeleriacError `CELERIAC_DUPLICATE_TASK` when the name is taken.
    */
-  task<F extends TaskFunction>(name: string, fn: F, options: TaskOptions<Awaited<ReturnType<F>>> = {}): TaskHandle<Parameters<F>, ReturnType<F>> {
+  task<F extends TaskFunction>(
+    name: string,
+    fn: F,
+    options: TaskOptions<Awaited<ReturnType<F>>> = {},
+  ): TaskHandle<Parameters<F>, ReturnType<F>> {
     if (typeof name !== 'string' || name.length === 0) {
-      throw new CeleriacError('CELERIAC_INVALID_OPTION', 'A task needs a non-empty name, e.g. app.task("math.add", fn).');
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        'A task needs a non-empty name, e.g. app.task("math.add", fn).',
+      );
     }
     if (typeof fn !== 'function') {
       throw new CeleriacError('CELERIAC_INVALID_OPTION', `Task "${name}" needs a function as its second argument.`);
     }
-    this.#runtime.registry.add({ name, fn: fn as unknown as (...args: unknown[]) => unknown, options: options as TaskOptions });
+    this.#runtime.registry.add({
+      name,
+      fn: fn as unknown as (...args: unknown[]) => unknown,
+      options: options as TaskOptions,
+    });
     return createTaskHandle(this.#runtime, name, fn, options);
   }
 

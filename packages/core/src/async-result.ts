@@ -205,10 +205,15 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     switch (record.state) {
       case 'SUCCESS':
         return record.result as T;
-      case 'FAILURE':
-      {
+      case 'FAILURE': {
         const remote = record.error ?? { name: 'Error', message: 'unknown failure' };
-        return new TaskFailedError(this.id, record.task ?? this.taskName, remote, failedStepOf(record), reviveError(remote, this.source.codec));
+        return new TaskFailedError(
+          this.id,
+          record.task ?? this.taskName,
+          remote,
+          failedStepOf(record),
+          reviveError(remote, this.source.codec),
+        );
       }
       default: {
         const reason = (record.meta as { reason?: string } | undefined)?.reason ?? 'revoked';
@@ -221,5 +226,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
 /** The earlier workflow step whose error a record carries (see StepFailureMeta), if any. */
 function failedStepOf(record: TaskRecord): { id: string; task: string } | undefined {
   const meta = record.meta as Partial<StepFailureMeta> | undefined;
-  return typeof meta?.cause === 'string' && typeof meta.causeTask === 'string' ? { id: meta.cause, task: meta.causeTask } : undefined;
+  return typeof meta?.cause === 'string' && typeof meta.causeTask === 'string'
+    ? { id: meta.cause, task: meta.causeTask }
+    : undefined;
 }

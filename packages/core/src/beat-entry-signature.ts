@@ -24,14 +24,29 @@ export function checkBeatEntrySignature(entry: StoredBeatEntry, secret: string |
   if (!secret) return;
   const remedy = `The scheduler does not fire it. If this app added it before the secret was set or changed, add it again (celeriac beat add or app.beat.add); otherwise someone with write access to the store wrote it: remove it (celeriac beat remove ${JSON.stringify(entry.name)}) and check who can write to Redis.`;
   if (typeof entry.signature !== 'string') {
-    throw new CeleriacError('CELERIAC_BAD_SIGNATURE', `The stored beat entry ${JSON.stringify(entry.name)} is not signed, but this app requires signed entries (secret is set). ${remedy}`);
+    throw new CeleriacError(
+      'CELERIAC_BAD_SIGNATURE',
+      `The stored beat entry ${JSON.stringify(entry.name)} is not signed, but this app requires signed entries (secret is set). ${remedy}`,
+    );
   }
   if (!sameMac(entry.signature, hmac(signedText(entry), secret))) {
-    throw new CeleriacError('CELERIAC_BAD_SIGNATURE', `The signature of the stored beat entry ${JSON.stringify(entry.name)} does not match; it was forged, changed or signed with another secret. ${remedy}`);
+    throw new CeleriacError(
+      'CELERIAC_BAD_SIGNATURE',
+      `The signature of the stored beat entry ${JSON.stringify(entry.name)} does not match; it was forged, changed or signed with another secret. ${remedy}`,
+    );
   }
 }
 
 /** Every field the scheduler acts on, in a fixed order (JSON keeps the nested objects' order through the store). */
 function signedText(entry: StoredBeatEntry): string {
-  return JSON.stringify([DOMAIN, entry.name, entry.task, entry.schedule, entry.args, entry.options, entry.catchUp, entry.updatedAt]);
+  return JSON.stringify([
+    DOMAIN,
+    entry.name,
+    entry.task,
+    entry.schedule,
+    entry.args,
+    entry.options,
+    entry.catchUp,
+    entry.updatedAt,
+  ]);
 }

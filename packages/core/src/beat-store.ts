@@ -26,7 +26,17 @@ export type ScheduleSpec =
 export type CatchUpPolicy = 'skip' | 'once' | 'all';
 
 /** The names of the call options a periodic entry may carry (see {@link BeatTaskOptions}). */
-export const BEAT_OPTION_KEYS = ['queue', 'priority', 'retries', 'timeLimit', 'softTimeLimit', 'ignoreResult', 'resultTtl', 'headers', 'expires'] as const;
+export const BEAT_OPTION_KEYS = [
+  'queue',
+  'priority',
+  'retries',
+  'timeLimit',
+  'softTimeLimit',
+  'ignoreResult',
+  'resultTtl',
+  'headers',
+  'expires',
+] as const;
 
 /** The call options a periodic entry may carry: the JSON-able subset of {@link ApplyOptions}. */
 export interface BeatTaskOptions extends Pick<ApplyOptions, Exclude<(typeof BEAT_OPTION_KEYS)[number], 'expires'>> {

@@ -38,7 +38,9 @@ export class Codec {
    * the prototype is restored on the other side, which must register the class under the same name.
    */
   registerClass(cls: Constructor, name: string = cls.name): void {
-    this.register((superjson) => superjson.registerClass(cls as unknown as Parameters<SuperJSON['registerClass']>[0], name));
+    this.register((superjson) =>
+      superjson.registerClass(cls as unknown as Parameters<SuperJSON['registerClass']>[0], name),
+    );
     this.registeredClasses.add(cls);
   }
 
@@ -78,7 +80,9 @@ export class Codec {
     try {
       return this.superjson.stringify(value);
     } catch (error) {
-      throw new SerializationError(`Could not serialize ${labelText(label)}: ${(error as Error).message}`, { cause: error });
+      throw new SerializationError(`Could not serialize ${labelText(label)}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -133,7 +137,9 @@ export class Codec {
     const problem = this.findProblem(value, walk);
     if (problem) {
       const path = problem.steps.reverse().join('');
-      throw new SerializationError(`Cannot serialize ${labelText(label)}${path ? ` at ${path}` : ''}: ${problem.reason}`);
+      throw new SerializationError(
+        `Cannot serialize ${labelText(label)}${path ? ` at ${path}` : ''}: ${problem.reason}`,
+      );
     }
     return walk.rich ? 'rich' : 'plain';
   }
@@ -155,7 +161,10 @@ export class Codec {
         walk.rich = true;
         return undefined;
       case 'function':
-        return { steps: [], reason: 'it is a function. Tasks receive data, not code; pass a task name or a signature instead.' };
+        return {
+          steps: [],
+          reason: 'it is a function. Tasks receive data, not code; pass a task name or a signature instead.',
+        };
       case 'symbol':
         return { steps: [], reason: 'it is a symbol, which has no meaning in another process.' };
       case 'object':
@@ -186,9 +195,14 @@ export class Codec {
     }
     walk.rich = true;
     if (this.customCheckers.some((check) => check(object))) return undefined;
-    if (object instanceof Date || object instanceof RegExp || object instanceof URL || object instanceof Error) return undefined;
+    if (object instanceof Date || object instanceof RegExp || object instanceof URL || object instanceof Error)
+      return undefined;
     (walk.seen ??= new Set()).add(object);
-    if (object instanceof Set) return this.findInEntries([...object].map((item, index) => [`<set item ${index}>`, item]), walk);
+    if (object instanceof Set)
+      return this.findInEntries(
+        [...object].map((item, index) => [`<set item ${index}>`, item]),
+        walk,
+      );
     if (object instanceof Map) {
       const entries: Array<[string, unknown]> = [];
       for (const [key, item] of object) entries.push([`<map key ${String(key)}>`, key], [`.get(${String(key)})`, item]);
@@ -202,7 +216,10 @@ export class Codec {
           : `Pass plain data, or register the class with app.registerType(${className}).`;
       return { steps: [], reason: `it is an instance of ${className}, which would arrive as a plain object. ${fix}` };
     }
-    return this.findInEntries(Object.entries(object).map(([key, item]) => [`.${key}`, item]), walk);
+    return this.findInEntries(
+      Object.entries(object).map(([key, item]) => [`.${key}`, item]),
+      walk,
+    );
   }
 
   private findInEntries(entries: Array<[string, unknown]>, walk: Walk): Problem | undefined {

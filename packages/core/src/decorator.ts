@@ -61,7 +61,11 @@ export interface DecoratedMethod {
 /** Finds the decorated methods of an instance, walking its prototype chain. */
 export function findDecoratedMethods(instance: object): DecoratedMethod[] {
   const found = new Map<string, DecoratedMethod>();
-  for (let proto = Object.getPrototypeOf(instance) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(instance) as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const property of Object.getOwnPropertyNames(proto)) {
       if (property === 'constructor' || found.has(property)) continue;
       const method: unknown = Object.getOwnPropertyDescriptor(proto, property)?.value;

@@ -19,11 +19,17 @@ export class ErrorTypes {
    */
   register(cls: ErrorClass, name: string = cls.name): void {
     if (typeof cls !== 'function' || !(cls.prototype instanceof Error)) {
-      throw new CeleriacError('CELERIAC_INVALID_OPTION', 'registerError takes a class that extends Error, e.g. app.registerError(PaymentDeclined).');
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        'registerError takes a class that extends Error, e.g. app.registerError(PaymentDeclined).',
+      );
     }
     const taken = this.byName.get(name);
     if (taken !== undefined && taken !== cls) {
-      throw new CeleriacError('CELERIAC_INVALID_OPTION', `The error name "${name}" is already registered for another class; pass another name: app.registerError(cls, 'name').`);
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        `The error name "${name}" is already registered for another class; pass another name: app.registerError(cls, 'name').`,
+      );
     }
     this.byName.set(name, cls);
     this.names.set(cls, name);
@@ -32,7 +38,11 @@ export class ErrorTypes {
   /** The registered name of an error's class, or of its nearest registered ancestor. */
   nameOf(error: Error): string | undefined {
     if (this.names.size === 0) return undefined;
-    for (let proto = Object.getPrototypeOf(error) as object | null; proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+    for (
+      let proto = Object.getPrototypeOf(error) as object | null;
+      proto && proto !== Error.prototype;
+      proto = Object.getPrototypeOf(proto) as object | null
+    ) {
       const name = this.names.get((proto as { constructor: ErrorClass }).constructor);
       if (name !== undefined) return name;
     }

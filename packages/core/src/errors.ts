@@ -77,7 +77,13 @@ export class TaskFailedError extends CeleriacError {
    * `cause` is the task's error as the caller rebuilt it: an instance of its class when the app
    * registered that class (`app.registerError`), else an `Error` with the remote name and message.
    */
-  constructor(taskId: string, taskName: string | undefined, remote: RemoteError, failedStep?: { id: string; task: string }, cause?: Error) {
+  constructor(
+    taskId: string,
+    taskName: string | undefined,
+    remote: RemoteError,
+    failedStep?: { id: string; task: string },
+    cause?: Error,
+  ) {
     const label = taskName ? `${taskName}[${taskId}]` : taskId;
     const message = failedStep
       ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it in the workflow, did not run)`
@@ -122,7 +128,10 @@ export class InvalidMessageError extends CeleriacError {
   readonly problem: string;
 
   constructor(problem: string) {
-    super('CELERIAC_INVALID_MESSAGE', `Invalid message: ${problem}. Messages sent through Celeriac's calls are checked when sent; look for a producer that writes to the queue directly.`);
+    super(
+      'CELERIAC_INVALID_MESSAGE',
+      `Invalid message: ${problem}. Messages sent through Celeriac's calls are checked when sent; look for a producer that writes to the queue directly.`,
+    );
     this.problem = problem;
   }
 }
@@ -138,7 +147,10 @@ export class RecordsRefusedError extends CeleriacError {
   constructor(refused: ReadonlyMap<string, Error>) {
     const [first] = refused;
     const detail = first ? `task ${first[0]}: ${first[1].message}` : 'none';
-    super('CELERIAC_RECORD_REFUSED', `The result backend refused ${refused.size} record(s) (${detail}); the other records were stored. Check the task's resultTtl and what it stores.`);
+    super(
+      'CELERIAC_RECORD_REFUSED',
+      `The result backend refused ${refused.size} record(s) (${detail}); the other records were stored. Check the task's resultTtl and what it stores.`,
+    );
     this.refused = refused;
   }
 
@@ -224,7 +236,10 @@ export class BrokerUnavailableError extends CeleriacError {
 
 /** The error a wait for a result ends with when the app closes (the task itself is unaffected). */
 export function closedWhileWaiting(): CeleriacError {
-  return new CeleriacError('CELERIAC_CLOSED', 'The app was closed while waiting for this result; the task itself is unaffected.');
+  return new CeleriacError(
+    'CELERIAC_CLOSED',
+    'The app was closed while waiting for this result; the task itself is unaffected.',
+  );
 }
 
 /** Turns any thrown value into the portable {@link RemoteError} shape. */

@@ -8,10 +8,36 @@ export { CeleriacCore } from './app';
 export { chain, Chain, chord, Chord, group, Group } from './canvas/canvas';
 export type { CanvasSender, Composable, HandleOf, ValueOf } from './canvas/composable';
 export { GroupResult } from './canvas/group-result';
-export type { CanvasNode, ChainNode, Continuation, Flow, GroupMembership, GroupNode, StepOptions, TaskNode } from './canvas/nodes';
+export type {
+  CanvasNode,
+  ChainNode,
+  Continuation,
+  Flow,
+  GroupMembership,
+  GroupNode,
+  StepOptions,
+  TaskNode,
+} from './canvas/nodes';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
-export type { BackendSettings, ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from './backend';
-export type { BeatStore, BeatTaskOptions, CatchUpPolicy, ClaimOutcome, LeaseState, ScheduleSpec, SlotMark, StoredBeatEntry } from './beat-store';
+export type {
+  BackendSettings,
+  ChangeSubscription,
+  GroupProgress,
+  ResultBackend,
+  StoreEntry,
+  TaskRecord,
+  WaitOptions,
+} from './backend';
+export type {
+  BeatStore,
+  BeatTaskOptions,
+  CatchUpPolicy,
+  ClaimOutcome,
+  LeaseState,
+  ScheduleSpec,
+  SlotMark,
+  StoredBeatEntry,
+} from './beat-store';
 export type {
   Broker,
   BrokerSettings,
@@ -30,7 +56,14 @@ export type {
 export type { ErrorClass } from './error-types';
 export type { Control, ControlOptions, HeldTask, InspectWhat } from './control/control-api';
 export type { Queues, QueueInfo } from './control/queues-api';
-export type { BroadcastOptions, ControlCommand, ControlHandler, ControlReply, ControlRequest, ControlTransport } from './control/control-types';
+export type {
+  BroadcastOptions,
+  ControlCommand,
+  ControlHandler,
+  ControlReply,
+  ControlRequest,
+  ControlTransport,
+} from './control/control-types';
 export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, type ValueLabel } from './codec';
 export { currentTask, maybeCurrentTask, type RetryOptions, type TaskContext } from './context';
 export { task, type MethodKeys, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
@@ -55,7 +88,17 @@ export {
   type RemoteError,
 } from './errors';
 export type { EventLog, EventReadOptions } from './events/event-log';
-export { EVENT_TYPES, type CeleriacEvent, type CeleriacEventType, type EventError, type StoredEvent, type TaskEvent, type TaskEventFields, type WorkerEvent, type WorkerEventFields } from './events/event-types';
+export {
+  EVENT_TYPES,
+  type CeleriacEvent,
+  type CeleriacEventType,
+  type EventError,
+  type StoredEvent,
+  type TaskEvent,
+  type TaskEventFields,
+  type WorkerEvent,
+  type WorkerEventFields,
+} from './events/event-types';
 export { AppEvents, type EventFilter, type EventStreamOptions, type RecentEventsOptions } from './events/app-events';
 export { FailedTasks, type FailedSelection } from './failed/failed-tasks';
 export type { Logger, LogLevel } from './logger';

@@ -44,11 +44,20 @@ export function messageProblem(message: Record<string, unknown>): string | undef
 
 /** The problem of a field in its encoded form (`{ json, meta? }`), before it is deserialized. */
 export function serializedProblem(value: unknown, path: string): string | undefined {
-  return isObject(value) && 'json' in value && (value.meta === undefined || isObject(value.meta)) ? undefined : mustBe(path, 'an encoded value ({ "json": ..., "meta"?: {...} })', value);
+  return isObject(value) && 'json' in value && (value.meta === undefined || isObject(value.meta))
+    ? undefined
+    : mustBe(path, 'an encoded value ({ "json": ..., "meta"?: {...} })', value);
 }
 
 /** A field's problem: missing (when required) or present and not `valid`. */
-function check(object: Record<string, unknown>, field: string, expected: string, valid: (value: unknown) => boolean, required = false, path = field): Problem {
+function check(
+  object: Record<string, unknown>,
+  field: string,
+  expected: string,
+  valid: (value: unknown) => boolean,
+  required = false,
+  path = field,
+): Problem {
   const value = object[field];
   if (value === undefined) return required ? `${path} must be ${expected}, and is missing` : undefined;
   return valid(value) ? undefined : mustBe(path, expected, value);
@@ -72,7 +81,8 @@ function flowProblem(flow: unknown, path: string): Problem {
 /** An optional list of workflow nodes; `nonEmpty` where an empty list could not run. */
 function nodesProblem(nodes: unknown, path: string, depth: number, nonEmpty = false): Problem {
   if (nodes === undefined && !nonEmpty) return undefined;
-  if (!Array.isArray(nodes) || (nonEmpty && nodes.length === 0)) return mustBe(path, nonEmpty ? 'a non-empty list of workflow nodes' : 'a list of workflow nodes', nodes);
+  if (!Array.isArray(nodes) || (nonEmpty && nodes.length === 0))
+    return mustBe(path, nonEmpty ? 'a non-empty list of workflow nodes' : 'a list of workflow nodes', nodes);
   for (let index = 0; index < nodes.length; index++) {
     const problem = nodeProblem(nodes[index], `${path}[${index}]`, depth + 1);
     if (problem !== undefined) return problem;
@@ -94,7 +104,10 @@ function nodeProblem(node: unknown, path: string, depth: number): Problem {
         nodesProblem(node.linkError, `${path}.linkError`, depth)
       );
     case 'group':
-      return check(node, 'id', 'a non-empty string', isId, true, `${path}.id`) ?? nodesProblem(node.members, `${path}.members`, depth, true);
+      return (
+        check(node, 'id', 'a non-empty string', isId, true, `${path}.id`) ??
+        nodesProblem(node.members, `${path}.members`, depth, true)
+      );
     case 'chain':
       return nodesProblem(node.steps, `${path}.steps`, depth, true);
     default:
@@ -108,12 +121,29 @@ function memberProblem(member: unknown, path: string, depth: number): Problem {
   if (!isObject(member)) return mustBe(path, 'a chord membership (an object)', member);
   const problem =
     check(member, 'group', 'a non-empty string', isId, true, `${path}.group`) ??
-    check(member, 'size', 'an integer >= 1', (value) => isCount(value) && (value as number) >= 1, true, `${path}.size`) ??
-    check(member, 'index', `an integer below the size (${String(member.size)})`, (value) => isCount(value) && (value as number) < (member.size as number), true, `${path}.index`);
+    check(
+      member,
+      'size',
+      'an integer >= 1',
+      (value) => isCount(value) && (value as number) >= 1,
+      true,
+      `${path}.size`,
+    ) ??
+    check(
+      member,
+      'index',
+      `an integer below the size (${String(member.size)})`,
+      (value) => isCount(value) && (value as number) < (member.size as number),
+      true,
+      `${path}.index`,
+    );
   if (problem !== undefined) return problem;
   const body = member.body;
   if (!isObject(body)) return mustBe(`${path}.body`, 'a continuation (an object)', body);
-  return nodesProblem(body.steps, `${path}.body.steps`, depth, true) ?? (body.member === undefined ? undefined : memberProblem(body.member, `${path}.body.member`, depth + 1));
+  return (
+    nodesProblem(body.steps, `${path}.body.steps`, depth, true) ??
+    (body.member === undefined ? undefined : memberProblem(body.member, `${path}.body.member`, depth + 1))
+  );
 }
 
 /**
@@ -141,7 +171,8 @@ function stepOptionsProblem(options: unknown, path: string): Problem {
   }
   // Callbacks of a step are nodes of their own (TaskNode.link); as options they would be read as code.
   for (const field of ['link', 'linkError'] as const) {
-    if (options[field] !== undefined) return `${at(field)} must be absent (a step's callbacks are nodes), not ${show(options[field])}`;
+    if (options[field] !== undefined)
+      return `${at(field)} must be absent (a step's callbacks are nodes), not ${show(options[field])}`;
   }
   return undefined;
 }

@@ -91,7 +91,10 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
     if (codec.inspect(arg, () => `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
   });
   // One copy of the message with its encoded fields (this runs for every task sent).
-  const wire = { ...message, args: rich ? codec.serialize(message.args) : { json: message.args } } as unknown as WireMessage;
+  const wire = {
+    ...message,
+    args: rich ? codec.serialize(message.args) : { json: message.args },
+  } as unknown as WireMessage;
   // Workflow steps carry arguments of their own: they travel through the codec too.
   if (message.flow !== undefined) wire.flow = codec.serialize(message.flow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
@@ -121,28 +124,42 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     const mac = text.slice(SIGNED_PREFIX.length, end);
     json = text.slice(end + 1);
     if (options.secret && (end < 0 || !sameMac(mac, hmac(json, options.secret)))) {
-      throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message signature does not match; it was forged or signed with another secret.');
+      throw new CeleriacError(
+        'CELERIAC_BAD_SIGNATURE',
+        'The message signature does not match; it was forged or signed with another secret.',
+      );
     }
   } else if (options.secret) {
-    throw new CeleriacError('CELERIAC_BAD_SIGNATURE', 'The message is not signed, but this app requires signed messages (secret is set).');
+    throw new CeleriacError(
+      'CELERIAC_BAD_SIGNATURE',
+      'The message is not signed, but this app requires signed messages (secret is set).',
+    );
   }
   let wire: WireMessage;
   try {
     wire = JSON.parse(json) as WireMessage;
   } catch (error) {
-    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The message is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (!isWireMessage(wire)) {
     throw new CeleriacError('CELERIAC_INVALID_MESSAGE', 'The message lacks arguments or a supported version.');
   }
   if (options.secret && options.delivery) checkReplayWindow(wire, options.delivery);
-  const wireProblem = serializedProblem(wire.args, 'args') ?? (wire.flow === undefined ? undefined : serializedProblem(wire.flow, 'flow'));
+  const wireProblem =
+    serializedProblem(wire.args, 'args') ??
+    (wire.flow === undefined ? undefined : serializedProblem(wire.flow, 'flow'));
   if (wireProblem !== undefined) throw new InvalidMessageError(wireProblem);
   let args: unknown;
   try {
     args = codec.deserialize(wire.args);
   } catch (error) {
-    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The arguments could not be decoded: ${(error as Error).message}`, { cause: error });
+    throw new CeleriacError(
+      'CELERIAC_INVALID_MESSAGE',
+      `The arguments could not be decoded: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   // The freshly parsed object becomes the message (no copy: this runs for every task run).
   const { flow } = wire;
@@ -152,7 +169,11 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
     try {
       message.flow = codec.deserialize(flow) as Flow;
     } catch (error) {
-      throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The workflow could not be decoded: ${(error as Error).message}`, { cause: error });
+      throw new CeleriacError(
+        'CELERIAC_INVALID_MESSAGE',
+        `The workflow could not be decoded: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
   // Every field is checked before anything reads it: a message written into Redis by hand, or by a
@@ -174,4 +195,3 @@ function isWireMessage(value: unknown): value is WireMessage {
   const wire = value as Partial<WireMessage>;
   return wire.version === MESSAGE_VERSION && typeof wire.args === 'object' && wire.args !== null;
 }
-

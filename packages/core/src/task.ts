@@ -58,11 +58,15 @@ export function createTaskHandle<F extends TaskFunction>(
     applyAsync: (args: A, callOptions?: ApplyOptions) => sender.applyTask<R>(name, args, callOptions),
     delayMany: (argsList: readonly A[], callOptions?: ApplyOptions) => {
       if (callOptions?.taskId !== undefined) {
-        throw new CeleriacError('CELERIAC_INVALID_OPTION', `delayMany cannot take a taskId: every call needs its own id. Use applyAsync for each call instead.`);
+        throw new CeleriacError(
+          'CELERIAC_INVALID_OPTION',
+          `delayMany cannot take a taskId: every call needs its own id. Use applyAsync for each call instead.`,
+        );
       }
       return argsList.map((args) => sender.applyTask<R>(name, args, callOptions));
     },
-    s: (...args: ArgsTail<A>) => new Signature<R>(sender, { task: name, args: [...args], options: {}, immutable: false }),
+    s: (...args: ArgsTail<A>) =>
+      new Signature<R>(sender, { task: name, args: [...args], options: {}, immutable: false }),
     si: (...args: A) => new Signature<R>(sender, { task: name, args: [...args], options: {}, immutable: true }),
   };
   return Object.assign(handle, methods);

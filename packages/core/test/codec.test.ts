@@ -3,7 +3,8 @@ import { Codec, SerializationError } from '@celeriac/core';
 describe('Codec round trips', () => {
   const codec = new Codec();
   const roundTrip = (value: unknown) => codec.parse(codec.stringify(value, 'the value'));
-  const viaSerialize = (value: unknown) => codec.deserialize(JSON.parse(JSON.stringify(codec.serialize(value, 'the value'))));
+  const viaSerialize = (value: unknown) =>
+    codec.deserialize(JSON.parse(JSON.stringify(codec.serialize(value, 'the value'))));
 
   it.each([
     ['plain JSON data', { a: 1, b: ['x', true, null], c: { d: 'e' } }],
@@ -12,7 +13,16 @@ describe('Codec round trips', () => {
     ['special numbers', [Number.NaN, Infinity, -Infinity, -0]],
     ['undefined in arrays and objects', { gone: undefined, list: [undefined, 1] }],
     ['a Date inside plain data', { meta: { at: new Date(86_400_000) } }],
-    ['Map, Set and BigInt', { map: new Map<unknown, unknown>([[1, 'one'], ['k', new Set([2n])]]), big: -(2n ** 65n) }],
+    [
+      'Map, Set and BigInt',
+      {
+        map: new Map<unknown, unknown>([
+          [1, 'one'],
+          ['k', new Set([2n])],
+        ]),
+        big: -(2n ** 65n),
+      },
+    ],
     ['RegExp and URL', [/a.c/m, new URL('https://example.com/x?y=1')]],
     ['a null-prototype object', Object.assign(Object.create(null) as object, { a: 1 })],
   ])('%s survives stringify/parse and serialize/deserialize', (_, value) => {
@@ -55,7 +65,9 @@ describe('Codec refusals', () => {
   };
 
   it('names the path of the first value that cannot travel', () => {
-    expect(problem({ a: [1, { b: () => 1 }] })).toMatch(/^Cannot serialize argument 1 of t at \.a\[1\]\.b: it is a function/);
+    expect(problem({ a: [1, { b: () => 1 }] })).toMatch(
+      /^Cannot serialize argument 1 of t at \.a\[1\]\.b: it is a function/,
+    );
     expect(problem(new Set([1, Symbol('x')]))).toContain('at <set item 1>: it is a symbol');
     expect(problem(new Map([[Symbol('k'), 1]]))).toContain('at <map key Symbol(k)>');
     expect(problem(Symbol('top'))).toMatch(/^Cannot serialize argument 1 of t: it is a symbol/);
@@ -76,13 +88,22 @@ describe('Codec refusals', () => {
   });
 
   it('stringify refuses what assertSerializable refuses', () => {
-    expect(() => codec.stringify({ f: () => 1 }, 'the result of t')).toThrow(expect.objectContaining({ code: 'CELERIAC_SERIALIZATION', message: expect.stringContaining('the result of t at .f') }));
+    expect(() => codec.stringify({ f: () => 1 }, 'the result of t')).toThrow(
+      expect.objectContaining({
+        code: 'CELERIAC_SERIALIZATION',
+        message: expect.stringContaining('the result of t at .f'),
+      }),
+    );
   });
 
   it('accepts values a registered custom serializer handles', () => {
     const withBuffers = new Codec();
     withBuffers.registerCustom<Buffer, string>(
-      { isApplicable: (value): value is Buffer => Buffer.isBuffer(value), serialize: (value) => value.toString('hex'), deserialize: (hex) => Buffer.from(hex, 'hex') },
+      {
+        isApplicable: (value): value is Buffer => Buffer.isBuffer(value),
+        serialize: (value) => value.toString('hex'),
+        deserialize: (hex) => Buffer.from(hex, 'hex'),
+      },
       'buffer',
     );
     const back = withBuffers.parse(withBuffers.stringify({ data: Buffer.from([1, 2, 255]) }, 'x')) as { data: Buffer };

@@ -17,8 +17,24 @@ function wire(): Record<string, unknown> {
     publishedAt: 1_700_000_000_000,
     flow: {
       then: [{ kind: 'task', task: 'math.add', args: [3], options: { taskId: 'step-2' }, immutable: false }],
-      member: { group: 'g', index: 0, size: 2, body: { steps: [{ kind: 'task', task: 'math.sum', args: [], options: { taskId: 'body' }, immutable: false }] } },
-      link: [{ kind: 'group', id: 'cb', members: [{ kind: 'chain', steps: [{ kind: 'task', task: 'log', args: [], options: { taskId: 'cb:0' }, immutable: true }] }] }],
+      member: {
+        group: 'g',
+        index: 0,
+        size: 2,
+        body: { steps: [{ kind: 'task', task: 'math.sum', args: [], options: { taskId: 'body' }, immutable: false }] },
+      },
+      link: [
+        {
+          kind: 'group',
+          id: 'cb',
+          members: [
+            {
+              kind: 'chain',
+              steps: [{ kind: 'task', task: 'log', args: [], options: { taskId: 'cb:0' }, immutable: true }],
+            },
+          ],
+        },
+      ],
     },
   };
   return JSON.parse(encodeMessage(codec, message)) as Record<string, unknown>;
@@ -49,36 +65,136 @@ describe('the message shape check', () => {
   });
 
   it.each([
-    ['then is a string, link a number', flow({ then: 'x', link: 5 }), /^flow\.then must be a list of workflow nodes, not "x"/],
+    [
+      'then is a string, link a number',
+      flow({ then: 'x', link: 5 }),
+      /^flow\.then must be a list of workflow nodes, not "x"/,
+    ],
     ['a link is a number', flow({ link: [5] }), /^flow\.link\[0\] must be a workflow node/],
     ['a step is null', flow({ then: [null] }), /^flow\.then\[0\] must be a workflow node/],
-    ['the membership is empty', flow({ member: {} }), /^flow\.member\.group must be a non-empty string, and is missing/],
+    [
+      'the membership is empty',
+      flow({ member: {} }),
+      /^flow\.member\.group must be a non-empty string, and is missing/,
+    ],
     ['the flow is not an object', flow(7), /^flow must be an object, not 7/],
-    ['the flow is not encoded', (edited: Record<string, unknown>) => void (edited.flow = 5), /^flow must be an encoded value/],
-    ['a kind is unknown', flow({ then: [{ kind: 'lambda' }] }), /^flow\.then\[0\]\.kind must be 'task', 'group' or 'chain', not "lambda"/],
-    ['a step has no id', flow({ then: [{ kind: 'task', task: 't', args: [], options: {}, immutable: false }] }), /^flow\.then\[0\]\.options\.taskId must be a non-empty string/],
-    ['a step has callbacks as options', flow({ then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', link: {} }, immutable: false }] }), /^flow\.then\[0\]\.options\.link must be absent/],
-    ['a step depends on null', flow({ then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', dependsOn: [null] }, immutable: false }] }), /options\.dependsOn must be a list of task ids/],
-    ['a group is empty', flow({ link: [{ kind: 'group', id: 'g', members: [] }] }), /^flow\.link\[0\]\.members must be a non-empty list/],
-    ['a chain has no steps', flow({ linkError: [{ kind: 'chain' }] }), /^flow\.linkError\[0\]\.steps must be a non-empty list/],
-    ['a member index is past the size', flow({ member: { group: 'g', index: 3, size: 2, body: { steps: [] } } }), /^flow\.member\.index must be an integer below the size/],
-    ['a chord body has no steps', flow({ member: { group: 'g', index: 0, size: 2, body: { steps: [] } } }), /^flow\.member\.body\.steps must be a non-empty list/],
-    ['a nested errback is wrong', flow({ then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a' }, immutable: false, linkError: 'x' }] }), /^flow\.then\[0\]\.linkError must be a list/],
-    ['headers hold a number', (edited: Record<string, unknown>) => void (edited.headers = { a: 1 }), /^headers must be an object of strings/],
-    ['headers are missing', (edited: Record<string, unknown>) => void delete edited.headers, /^headers must be an object of strings, and is missing/],
-    ['timeLimit is negative', (edited: Record<string, unknown>) => void (edited.timeLimit = -1), /^timeLimit must be a number of ms >= 0, not -1/],
-    ['softTimeLimit is a string', (edited: Record<string, unknown>) => void (edited.softTimeLimit = '1s'), /^softTimeLimit must be a number/],
+    [
+      'the flow is not encoded',
+      (edited: Record<string, unknown>) => void (edited.flow = 5),
+      /^flow must be an encoded value/,
+    ],
+    [
+      'a kind is unknown',
+      flow({ then: [{ kind: 'lambda' }] }),
+      /^flow\.then\[0\]\.kind must be 'task', 'group' or 'chain', not "lambda"/,
+    ],
+    [
+      'a step has no id',
+      flow({ then: [{ kind: 'task', task: 't', args: [], options: {}, immutable: false }] }),
+      /^flow\.then\[0\]\.options\.taskId must be a non-empty string/,
+    ],
+    [
+      'a step has callbacks as options',
+      flow({ then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', link: {} }, immutable: false }] }),
+      /^flow\.then\[0\]\.options\.link must be absent/,
+    ],
+    [
+      'a step depends on null',
+      flow({
+        then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', dependsOn: [null] }, immutable: false }],
+      }),
+      /options\.dependsOn must be a list of task ids/,
+    ],
+    [
+      'a group is empty',
+      flow({ link: [{ kind: 'group', id: 'g', members: [] }] }),
+      /^flow\.link\[0\]\.members must be a non-empty list/,
+    ],
+    [
+      'a chain has no steps',
+      flow({ linkError: [{ kind: 'chain' }] }),
+      /^flow\.linkError\[0\]\.steps must be a non-empty list/,
+    ],
+    [
+      'a member index is past the size',
+      flow({ member: { group: 'g', index: 3, size: 2, body: { steps: [] } } }),
+      /^flow\.member\.index must be an integer below the size/,
+    ],
+    [
+      'a chord body has no steps',
+      flow({ member: { group: 'g', index: 0, size: 2, body: { steps: [] } } }),
+      /^flow\.member\.body\.steps must be a non-empty list/,
+    ],
+    [
+      'a nested errback is wrong',
+      flow({
+        then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a' }, immutable: false, linkError: 'x' }],
+      }),
+      /^flow\.then\[0\]\.linkError must be a list/,
+    ],
+    [
+      'headers hold a number',
+      (edited: Record<string, unknown>) => void (edited.headers = { a: 1 }),
+      /^headers must be an object of strings/,
+    ],
+    [
+      'headers are missing',
+      (edited: Record<string, unknown>) => void delete edited.headers,
+      /^headers must be an object of strings, and is missing/,
+    ],
+    [
+      'timeLimit is negative',
+      (edited: Record<string, unknown>) => void (edited.timeLimit = -1),
+      /^timeLimit must be a number of ms >= 0, not -1/,
+    ],
+    [
+      'softTimeLimit is a string',
+      (edited: Record<string, unknown>) => void (edited.softTimeLimit = '1s'),
+      /^softTimeLimit must be a number/,
+    ],
     ['expires is null', (edited: Record<string, unknown>) => void (edited.expires = null), /^expires must be a time/],
     ['eta is a string', (edited: Record<string, unknown>) => void (edited.eta = 'now'), /^eta must be a time/],
-    ['retries is a fraction', (edited: Record<string, unknown>) => void (edited.retries = 0.5), /^retries must be an integer >= 0/],
-    ['maxRetries is negative', (edited: Record<string, unknown>) => void (edited.maxRetries = -2), /^maxRetries must be an integer >= 0/],
-    ['priority is 256', (edited: Record<string, unknown>) => void (edited.priority = 256), /^priority must be an integer from 0 to 255/],
-    ['resultTtl is past what Redis keeps', (edited: Record<string, unknown>) => void (edited.resultTtl = 1e20), /^resultTtl must be a number of ms from 0 to/],
-    ['dependsOn holds an empty id', (edited: Record<string, unknown>) => void (edited.dependsOn = ['']), /^dependsOn must be a list of task ids/],
-    ['parentId is a number', (edited: Record<string, unknown>) => void (edited.parentId = 5), /^parentId must be a string/],
+    [
+      'retries is a fraction',
+      (edited: Record<string, unknown>) => void (edited.retries = 0.5),
+      /^retries must be an integer >= 0/,
+    ],
+    [
+      'maxRetries is negative',
+      (edited: Record<string, unknown>) => void (edited.maxRetries = -2),
+      /^maxRetries must be an integer >= 0/,
+    ],
+    [
+      'priority is 256',
+      (edited: Record<string, unknown>) => void (edited.priority = 256),
+      /^priority must be an integer from 0 to 255/,
+    ],
+    [
+      'resultTtl is past what Redis keeps',
+      (edited: Record<string, unknown>) => void (edited.resultTtl = 1e20),
+      /^resultTtl must be a number of ms from 0 to/,
+    ],
+    [
+      'dependsOn holds an empty id',
+      (edited: Record<string, unknown>) => void (edited.dependsOn = ['']),
+      /^dependsOn must be a list of task ids/,
+    ],
+    [
+      'parentId is a number',
+      (edited: Record<string, unknown>) => void (edited.parentId = 5),
+      /^parentId must be a string/,
+    ],
     ['the id is empty', (edited: Record<string, unknown>) => void (edited.id = ''), /^id must be a non-empty string/],
-    ['the arguments are not a list', (edited: Record<string, unknown>) => void (edited.args = { json: 'x' }), /^args must be a list/],
-    ['publishedAt is missing', (edited: Record<string, unknown>) => void delete edited.publishedAt, /^publishedAt must be a time/],
+    [
+      'the arguments are not a list',
+      (edited: Record<string, unknown>) => void (edited.args = { json: 'x' }),
+      /^args must be a list/,
+    ],
+    [
+      'publishedAt is missing',
+      (edited: Record<string, unknown>) => void delete edited.publishedAt,
+      /^publishedAt must be a time/,
+    ],
   ])('refuses a message where %s, naming the field', (_case, edit, problem) => {
     expect(problemOf(edit)).toMatch(problem);
   });

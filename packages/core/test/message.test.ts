@@ -29,15 +29,23 @@ describe('task messages', () => {
     expect(signed.startsWith('hmac-sha256:')).toBe(true);
     expect(decodeMessage(codec, signed, { secret: 's3cret' }).id).toBe('task-1');
     const tampered = signed.replace('"math.add"', '"admin.drop"');
-    expect(() => decodeMessage(codec, tampered, { secret: 's3cret' })).toThrow(expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE' }));
-    expect(() => decodeMessage(codec, signed, { secret: 'other' })).toThrow(expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE' }));
-    expect(() => decodeMessage(codec, encodeMessage(codec, message()), { secret: 's3cret' })).toThrow(expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE', message: expect.stringContaining('not signed') }));
+    expect(() => decodeMessage(codec, tampered, { secret: 's3cret' })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE' }),
+    );
+    expect(() => decodeMessage(codec, signed, { secret: 'other' })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE' }),
+    );
+    expect(() => decodeMessage(codec, encodeMessage(codec, message()), { secret: 's3cret' })).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_BAD_SIGNATURE', message: expect.stringContaining('not signed') }),
+    );
   });
 
   it('refuses text that is not a message of this version', () => {
     const invalid = expect.objectContaining({ code: 'CELERIAC_INVALID_MESSAGE' });
     expect(() => decodeMessage(codec, '{not json')).toThrow(invalid);
-    expect(() => decodeMessage(codec, JSON.stringify({ id: 'x', task: 't', args: { json: [] }, queue: 'q' }))).toThrow(invalid);
+    expect(() => decodeMessage(codec, JSON.stringify({ id: 'x', task: 't', args: { json: [] }, queue: 'q' }))).toThrow(
+      invalid,
+    );
     const future = JSON.parse(encodeMessage(codec, message())) as Record<string, unknown>;
     expect(() => decodeMessage(codec, JSON.stringify({ ...future, version: 99 }))).toThrow(invalid);
     expect(() => decodeMessage(codec, JSON.stringify({ ...future, args: { json: 'not a list' } }))).toThrow(invalid);
@@ -55,7 +63,10 @@ describe('task messages', () => {
   ])('refuses a message whose %s is %p, naming the field', (field, value) => {
     const wire = JSON.parse(encodeMessage(codec, message())) as Record<string, unknown>;
     expect(() => decodeMessage(codec, JSON.stringify({ ...wire, [field]: value }))).toThrow(
-      expect.objectContaining({ code: 'CELERIAC_INVALID_MESSAGE', problem: expect.stringMatching(new RegExp(`^${field} must be`)) }),
+      expect.objectContaining({
+        code: 'CELERIAC_INVALID_MESSAGE',
+        problem: expect.stringMatching(new RegExp(`^${field} must be`)),
+      }),
     );
   });
 
@@ -66,7 +77,14 @@ describe('task messages', () => {
   });
 
   it('envelopeOf keeps the routing data and the body', () => {
-    expect(envelopeOf(message({ priority: 4, eta: 99 }), 'body', true)).toEqual({ id: 'task-1', queue: 'default', priority: 4, eta: 99, idempotent: true, body: 'body' });
+    expect(envelopeOf(message({ priority: 4, eta: 99 }), 'body', true)).toEqual({
+      id: 'task-1',
+      queue: 'default',
+      priority: 4,
+      eta: 99,
+      idempotent: true,
+      body: 'body',
+    });
     expect(envelopeOf(message(), 'body', false)).not.toHaveProperty('eta');
   });
 });

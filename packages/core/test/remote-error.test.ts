@@ -20,14 +20,24 @@ function codecWith(...classes: Array<typeof Declined>): Codec {
 describe('errors of registered classes across processes', () => {
   it('describes a registered error with its class name and own fields, and revives the same class', () => {
     const remote = describeError(Object.assign(new Declined('no', 3), { code: 'E_NO' }), codecWith(Declined));
-    expect(remote).toMatchObject({ name: 'Declined', type: 'Declined', message: 'no', code: 'E_NO', fields: expect.any(String) });
+    expect(remote).toMatchObject({
+      name: 'Declined',
+      type: 'Declined',
+      message: 'no',
+      code: 'E_NO',
+      fields: expect.any(String),
+    });
     const revived = reviveError(JSON.parse(JSON.stringify(remote)), codecWith(Declined));
     expect(revived).toBeInstanceOf(Declined);
     expect(revived).toMatchObject({ name: 'Declined', message: 'no', amount: 3, code: 'E_NO', stack: remote.stack });
   });
 
   it('leaves errors of unregistered classes as name, message, stack and code', () => {
-    expect(describeError(new Declined('no', 3), new Codec())).toEqual({ name: 'Declined', message: 'no', stack: expect.any(String) });
+    expect(describeError(new Declined('no', 3), new Codec())).toEqual({
+      name: 'Declined',
+      message: 'no',
+      stack: expect.any(String),
+    });
   });
 
   it('revives a plain Error with the remote name when the caller did not register the class', () => {

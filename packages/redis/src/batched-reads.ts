@@ -5,7 +5,10 @@ const CHUNK = 1_000;
 
 /** Loads records by id, one round trip per tick and chunk. */
 export class BatchedReads {
-  private pending = new Map<string, Array<{ resolve(record: TaskRecord | undefined): void; reject(error: unknown): void }>>();
+  private pending = new Map<
+    string,
+    Array<{ resolve(record: TaskRecord | undefined): void; reject(error: unknown): void }>
+  >();
 
   constructor(private readonly loadMany: (ids: readonly string[]) => Promise<Array<TaskRecord | undefined>>) {}
 

@@ -117,7 +117,9 @@ interface CorkableStream {
  */
 export function corkableStream(client: Redis): CorkableStream | undefined {
   const stream = (client as unknown as { stream?: Partial<CorkableStream> }).stream;
-  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? (stream as CorkableStream) : undefined;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+    ? (stream as CorkableStream)
+    : undefined;
 }
 
 /**

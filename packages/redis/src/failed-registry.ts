@@ -17,8 +17,13 @@ export class RedisFailedRegistry {
 
   /** Acks deliveries of one queue that failed for good, keeping them in the registry. */
   async ack(queue: string, deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
-    const args: Array<string | number> = [Date.now(), this.settings.failedTtl ?? 0, this.settings.failedLimit ?? 10_000];
-    for (const delivery of deliveries) args.push(delivery.id, delivery.deliveries, JSON.stringify(failures.get(delivery.id)));
+    const args: Array<string | number> = [
+      Date.now(),
+      this.settings.failedTtl ?? 0,
+      this.settings.failedLimit ?? 10_000,
+    ];
+    for (const delivery of deliveries)
+      args.push(delivery.id, delivery.deliveries, JSON.stringify(failures.get(delivery.id)));
     await runScript(this.client, 'ackFailed', this.scriptKeys(queue), args);
   }
 
@@ -65,6 +70,17 @@ function failedTask(id: string, queue: string, at: number, body: string, text: s
     parsed = undefined;
   }
   const info = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<Failure>) : {};
-  const error: RemoteError = typeof info.error === 'object' && info.error !== null ? info.error : { name: 'Error', message: 'unreadable failed-task record' };
-  return { id, queue, body, at, task: typeof info.task === 'string' ? info.task : '', error, attempts: typeof info.attempts === 'number' ? info.attempts : 0 };
+  const error: RemoteError =
+    typeof info.error === 'object' && info.error !== null
+      ? info.error
+      : { name: 'Error', message: 'unreadable failed-task record' };
+  return {
+    id,
+    queue,
+    body,
+    at,
+    task: typeof info.task === 'string' ? info.task : '',
+    error,
+    attempts: typeof info.attempts === 'number' ? info.attempts : 0,
+  };
 }

@@ -119,7 +119,13 @@ export class KeySpace {
   /** The beat scheduler's keys, in the order its scripts take them. */
   get beat(): BeatKeys {
     const base = `${this.prefix}:{${this.prefix}}:beat`;
-    return { lease: `${base}:lease`, slots: `${base}:slots`, fingerprints: `${base}:fingerprints`, claimed: `${base}:claimed`, entries: `${base}:entries` };
+    return {
+      lease: `${base}:lease`,
+      slots: `${base}:slots`,
+      fingerprints: `${base}:fingerprints`,
+      claimed: `${base}:claimed`,
+      entries: `${base}:entries`,
+    };
   }
 
   /** Where changes of runtime beat entries are announced. */
@@ -160,5 +166,15 @@ export class KeySpace {
 
 /** Queue keys in script order (KEYS[1..9]). */
 export function queueKeyList(keys: QueueKeys): string[] {
-  return [keys.ready, keys.delayed, keys.active, keys.messages, keys.meta, keys.seq, keys.marker, keys.dead, keys.deadInfo];
+  return [
+    keys.ready,
+    keys.delayed,
+    keys.active,
+    keys.messages,
+    keys.meta,
+    keys.seq,
+    keys.marker,
+    keys.dead,
+    keys.deadInfo,
+  ];
 }

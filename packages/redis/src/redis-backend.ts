@@ -3,7 +3,20 @@
  * pub/sub: records of tasks a client sent go straight to that client's reply channel (no extra
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
-import { CeleriacError, MAX_RESULT_TTL_MS, RecordsRefusedError, type BackendSettings, type CeleriacEvent, type ChangeSubscription, type Codec, type GroupProgress, type ResultBackend, type StoreEntry, type TaskRecord, type WaitOptions } from '@celeriac/core';
+import {
+  CeleriacError,
+  MAX_RESULT_TTL_MS,
+  RecordsRefusedError,
+  type BackendSettings,
+  type CeleriacEvent,
+  type ChangeSubscription,
+  type Codec,
+  type GroupProgress,
+  type ResultBackend,
+  type StoreEntry,
+  type TaskRecord,
+  type WaitOptions,
+} from '@celeriac/core';
 import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
 import { ReplyError, type Redis } from 'ioredis';
 import { BatchedReads } from './batched-reads';
@@ -96,7 +109,9 @@ export class RedisBackend implements ResultBackend {
       ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
     ]);
     await Promise.all(writes).catch((error: unknown) => {
-      throw isNoPermission(error) ? noPermission(error, 'store task records and announce them on their channels') : error;
+      throw isNoPermission(error)
+        ? noPermission(error, 'store task records and announce them on their channels')
+        : error;
     });
     // Records sent to this client come back on its reply channel, in order; the others (revokes,
     // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
@@ -104,7 +119,9 @@ export class RedisBackend implements ResultBackend {
       const { record } = entry;
       if (refused.has(record.id)) continue;
       if (entry.replyTo !== this.settings.clientId && (this.waiters.has(record.id) || this.listeners.has(record.id))) {
-        this.deliver(entry.resultJson === undefined ? record : { ...record, result: JSON.parse(entry.resultJson) as unknown });
+        this.deliver(
+          entry.resultJson === undefined ? record : { ...record, result: JSON.parse(entry.resultJson) as unknown },
+        );
       }
     }
     if (refused.size > 0) throw new RecordsRefusedError(refused);
@@ -119,9 +136,11 @@ export class RedisBackend implements ResultBackend {
 
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
-    const texts = await this.connection.client.mget(...ids.map((id) => this.keys.result(id))).catch((error: unknown) => {
-      throw unavailable(error, 'read results', this.connection);
-    });
+    const texts = await this.connection.client
+      .mget(...ids.map((id) => this.keys.result(id)))
+      .catch((error: unknown) => {
+        throw unavailable(error, 'read results', this.connection);
+      });
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }
 
@@ -199,7 +218,12 @@ export class RedisBackend implements ResultBackend {
   }
 
   async groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {
-    const [done, completed, repeated] = await runScript<[number, number, number]>(this.connection.client, 'groupDone', [this.keys.group(groupId)], [index, size, Math.round(ttl)]);
+    const [done, completed, repeated] = await runScript<[number, number, number]>(
+      this.connection.client,
+      'groupDone',
+      [this.keys.group(groupId)],
+      [index, size, Math.round(ttl)],
+    );
     return { done, completed: completed === 1, repeated: repeated === 1 };
   }
 
@@ -215,8 +239,14 @@ export class RedisBackend implements ResultBackend {
     if (!this.replySubscription) {
       // Notices sent while the subscriber was disconnected are lost: re-read what is awaited.
       this.connection.subscriber.onReconnect(() => this.recheckWaiters());
-      this.replySubscription = this.connection.subscriber.subscribe(this.keys.replyChannel(this.settings.clientId), (message) => this.onReply(message));
-      this.replySubscription.then(() => (this.recent.listeningSince = Date.now()), () => undefined);
+      this.replySubscription = this.connection.subscriber.subscribe(
+        this.keys.replyChannel(this.settings.clientId),
+        (message) => this.onReply(message),
+      );
+      this.replySubscription.then(
+        () => (this.recent.listeningSince = Date.now()),
+        () => undefined,
+      );
     }
     return this.replySubscription;
   }
@@ -234,7 +264,10 @@ export class RedisBackend implements ResultBackend {
     this.doneSubscription ??= this.connection.subscriber.subscribe(this.keys.doneChannel, (message) => {
       const ids = (JSON.parse(message) as string[]).filter((id) => this.waiters.has(id));
       if (ids.length === 0) return;
-      void this.getMany(ids).then((records) => records.forEach((record) => record && this.deliver(record)), () => undefined);
+      void this.getMany(ids).then(
+        (records) => records.forEach((record) => record && this.deliver(record)),
+        () => undefined,
+      );
     });
     await this.doneSubscription;
   }
@@ -244,7 +277,9 @@ export class RedisBackend implements ResultBackend {
     if (this.foreignWaits > 0 || !this.doneSubscription) return;
     const subscription = this.doneSubscription;
     this.doneSubscription = undefined;
-    await (await subscription)();
+    await (
+      await subscription
+    )();
   }
 
   private recheckWaiters(): void {
@@ -289,7 +324,10 @@ interface RecordSet {
 function checkTtl(entry: StoreEntry): void {
   const { ttl } = entry;
   if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0 || ttl > MAX_RESULT_TTL_MS) {
-    throw new CeleriacError('CELERIAC_INVALID_OPTION', `The record of task ${entry.record.id} has a TTL of ${String(ttl)} ms; Redis keeps records for 1 to ${MAX_RESULT_TTL_MS} ms.`);
+    throw new CeleriacError(
+      'CELERIAC_INVALID_OPTION',
+      `The record of task ${entry.record.id} has a TTL of ${String(ttl)} ms; Redis keeps records for 1 to ${MAX_RESULT_TTL_MS} ms.`,
+    );
   }
 }
 
@@ -311,7 +349,12 @@ function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<stri
   const calls: Array<Promise<unknown>> = [];
   for (let start = 0; start < sets.length; start += STORE_CHUNK) {
     const chunk = sets.slice(start, start + STORE_CHUNK);
-    const call = runScript<Array<number | string>>(client, 'storeRecords', chunk.map(({ key }) => key), chunk.flatMap(({ text, ttl }) => [text, ttl]));
+    const call = runScript<Array<number | string>>(
+      client,
+      'storeRecords',
+      chunk.map(({ key }) => key),
+      chunk.flatMap(({ text, ttl }) => [text, ttl]),
+    );
     calls.push(
       call.then((failures) => {
         for (let i = 0; i < failures.length; i += 2) {

@@ -26,7 +26,12 @@ export class RedisBeatStore implements BeatStore {
   }
 
   async acquireLease(owner: string, ttl: number): Promise<LeaseState> {
-    const [held, left] = await this.script<[number, number]>('beatLease', [this.keys.lease], [owner, Math.round(ttl)], 'take the beat lease');
+    const [held, left] = await this.script<[number, number]>(
+      'beatLease',
+      [this.keys.lease],
+      [owner, Math.round(ttl)],
+      'take the beat lease',
+    );
     return { held: held === 1, ttl: Math.max(0, left) };
   }
 
@@ -35,7 +40,9 @@ export class RedisBeatStore implements BeatStore {
   }
 
   async leaseHolder(): Promise<{ owner: string; ttl: number } | undefined> {
-    const replies = await this.call('read the beat lease', () => this.connection.client.multi().get(this.keys.lease).pttl(this.keys.lease).exec());
+    const replies = await this.call('read the beat lease', () =>
+      this.connection.client.multi().get(this.keys.lease).pttl(this.keys.lease).exec(),
+    );
     const owner = replies?.[0]?.[1];
     const ttl = Number(replies?.[1]?.[1]);
     return typeof owner === 'string' && ttl > 0 ? { owner, ttl } : undefined;
@@ -44,13 +51,23 @@ export class RedisBeatStore implements BeatStore {
   async syncSlots(owner: string, marks: readonly SlotMark[]): Promise<ReadonlyMap<string, number> | 'not-leader'> {
     const args: string[] = [owner];
     for (const mark of marks) args.push(mark.name, mark.fingerprint, String(mark.since));
-    const reply = await this.script<string[] | number>('beatSync', [this.keys.lease, this.keys.slots, this.keys.fingerprints, this.keys.claimed], args, 'sync the beat slots');
+    const reply = await this.script<string[] | number>(
+      'beatSync',
+      [this.keys.lease, this.keys.slots, this.keys.fingerprints, this.keys.claimed],
+      args,
+      'sync the beat slots',
+    );
     if (!Array.isArray(reply)) return 'not-leader';
     return new Map(marks.map((mark, index) => [mark.name, Number(reply[index])]));
   }
 
   async claimSlot(owner: string, name: string, slot: number, at: number): Promise<ClaimOutcome> {
-    const reply = await this.script<number>('beatClaim', [this.keys.lease, this.keys.slots, this.keys.claimed], [owner, name, String(slot), String(Math.round(at))], 'claim a beat slot');
+    const reply = await this.script<number>(
+      'beatClaim',
+      [this.keys.lease, this.keys.slots, this.keys.claimed],
+      [owner, name, String(slot), String(Math.round(at))],
+      'claim a beat slot',
+    );
     return reply === 1 ? 'claimed' : reply === 0 ? 'stale' : 'not-leader';
   }
 
@@ -61,7 +78,8 @@ export class RedisBeatStore implements BeatStore {
 
   async lastClaims(): Promise<ReadonlyMap<string, { slot: number; at: number }>> {
     const [slots, claimed] = await this.call('read the beat claims', async () => {
-      const replies = (await this.connection.client.multi().hgetall(this.keys.slots).hgetall(this.keys.claimed).exec()) ?? [];
+      const replies =
+        (await this.connection.client.multi().hgetall(this.keys.slots).hgetall(this.keys.claimed).exec()) ?? [];
       const failed = replies.find(([error]) => error)?.[0];
       if (failed) throw failed;
       return replies.map(([, value]) => (value ?? {}) as Record<string, string>);
@@ -80,11 +98,21 @@ export class RedisBeatStore implements BeatStore {
   }
 
   async putEntry(entry: StoredBeatEntry): Promise<void> {
-    await this.script('beatPut', [this.keys.entries], [entry.name, JSON.stringify(entry), this.channel], 'store a beat entry');
+    await this.script(
+      'beatPut',
+      [this.keys.entries],
+      [entry.name, JSON.stringify(entry), this.channel],
+      'store a beat entry',
+    );
   }
 
   async removeEntry(name: string): Promise<boolean> {
-    const removed = await this.script<number>('beatRemove', [this.keys.entries, this.keys.slots, this.keys.fingerprints, this.keys.claimed], [name, this.channel], 'remove a beat entry');
+    const removed = await this.script<number>(
+      'beatRemove',
+      [this.keys.entries, this.keys.slots, this.keys.fingerprints, this.keys.claimed],
+      [name, this.channel],
+      'remove a beat entry',
+    );
     return removed === 1;
   }
 
@@ -105,7 +133,12 @@ export class RedisBeatStore implements BeatStore {
     await this.connection.release();
   }
 
-  private script<T>(name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>, action: string): Promise<T> {
+  private script<T>(
+    name: ScriptName,
+    keys: readonly string[],
+    args: ReadonlyArray<string | number>,
+    action: string,
+  ): Promise<T> {
     return this.call(action, () => runScript<T>(this.connection.client, name, keys, args));
   }
 
@@ -127,7 +160,8 @@ export class RedisBeatStore implements BeatStore {
 function readEntry(name: string, text: string): StoredBeatEntry {
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ...(value as StoredBeatEntry), name };
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return { ...(value as StoredBeatEntry), name };
   } catch {
     // Not JSON: refused below, by name.
   }

@@ -149,7 +149,13 @@ export class RedisBroker implements Broker {
    * a reserve is queued on the same connection right behind the wait, so it runs the moment the
    * wait ends (Redis's clock sets its lease).
    */
-  private async block(markers: string[], nextDue: number | undefined, signal: AbortSignal, queue: string | undefined, count: number): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
+  private async block(
+    markers: string[],
+    nextDue: number | undefined,
+    signal: AbortSignal,
+    queue: string | undefined,
+    count: number,
+  ): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
     const blocking = this.connection.acquireBlocking();
     await blocking.ready();
     const client = blocking.client;
@@ -161,12 +167,25 @@ export class RedisBroker implements Broker {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
-    const timer = setTimeout(onAbort, Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()));
+    const timer = setTimeout(
+      onAbort,
+      Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()),
+    );
     try {
-      const [popping, reserving] = corked(client, () => [
-        client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000),
-        queue === undefined ? undefined : runScript<ReserveReply>(client, 'reserve', queueKeyList(this.keys.queue(queue)), ['', count, this.settings.visibilityTimeout]),
-      ] as const);
+      const [popping, reserving] = corked(
+        client,
+        () =>
+          [
+            client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000),
+            queue === undefined
+              ? undefined
+              : runScript<ReserveReply>(client, 'reserve', queueKeyList(this.keys.queue(queue)), [
+                  '',
+                  count,
+                  this.settings.visibilityTimeout,
+                ]),
+          ] as const,
+      );
       reserving?.catch(() => undefined);
       const reply = await popping;
       const reserved = (await reserving) ?? [''];
@@ -191,8 +210,16 @@ export class RedisBroker implements Broker {
     const failed = failures && failures.size > 0 ? deliveries.filter((delivery) => failures.has(delivery.id)) : [];
     const done = failed.length > 0 ? deliveries.filter((delivery) => !failures?.has(delivery.id)) : deliveries;
     await Promise.all([
-      ...[...groupByQueue(done)].map(([queue, items]) => this.script('ack', queue, items.flatMap((delivery) => [delivery.id, delivery.deliveries]))),
-      ...[...groupByQueue(failed)].map(([queue, items]) => this.failed.ack(queue, items, failures as ReadonlyMap<string, Failure>)),
+      ...[...groupByQueue(done)].map(([queue, items]) =>
+        this.script(
+          'ack',
+          queue,
+          items.flatMap((delivery) => [delivery.id, delivery.deliveries]),
+        ),
+      ),
+      ...[...groupByQueue(failed)].map(([queue, items]) =>
+        this.failed.ack(queue, items, failures as ReadonlyMap<string, Failure>),
+      ),
     ]);
   }
 
@@ -213,23 +240,45 @@ export class RedisBroker implements Broker {
   }
 
   async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
-    await this.script('requeue', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), Math.max(0, Math.round(options.delay ?? 0)), options.body ?? '']);
+    await this.script('requeue', delivery.queue, [
+      delivery.id,
+      delivery.deliveries,
+      Date.now(),
+      Math.max(0, Math.round(options.delay ?? 0)),
+      options.body ?? '',
+    ]);
   }
 
   async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
-    const outcome = await this.script<number>('requeueLost', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), this.settings.maxDeliveries, reason, this.settings.maxMessageSize ?? 0]);
+    const outcome = await this.script<number>('requeueLost', delivery.queue, [
+      delivery.id,
+      delivery.deliveries,
+      Date.now(),
+      this.settings.maxDeliveries,
+      reason,
+      this.settings.maxMessageSize ?? 0,
+    ]);
     return outcome === 2 ? 'dead' : 'requeued';
   }
 
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
-    await this.script('deadLetter', delivery.queue, [delivery.id, delivery.deliveries, Date.now(), reason, this.settings.maxMessageSize ?? 0]);
+    await this.script('deadLetter', delivery.queue, [
+      delivery.id,
+      delivery.deliveries,
+      Date.now(),
+      reason,
+      this.settings.maxMessageSize ?? 0,
+    ]);
   }
 
   async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
     const deadline = Date.now() + this.settings.visibilityTimeout;
     await Promise.all(
       [...groupByQueue(deliveries)].map(([queue, items]) =>
-        this.script('extendLeases', queue, [deadline, ...items.flatMap((delivery) => [delivery.id, delivery.deliveries])]),
+        this.script('extendLeases', queue, [
+          deadline,
+          ...items.flatMap((delivery) => [delivery.id, delivery.deliveries]),
+        ]),
       ),
     );
   }
@@ -240,10 +289,21 @@ export class RedisBroker implements Broker {
     const now = Date.now();
     await Promise.all(
       queues.map(async (queue) => {
-        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [now, this.settings.maxDeliveries, RECOVER_LIMIT, this.settings.maxMessageSize ?? 0]);
+        const [ids, buried] = await this.script<[string[], string[]]>('recover', queue, [
+          now,
+          this.settings.maxDeliveries,
+          RECOVER_LIMIT,
+          this.settings.maxMessageSize ?? 0,
+        ]);
         requeued.push(...ids);
         for (let i = 0; i < buried.length; i += 4) {
-          dead.push({ id: buried[i] as string, queue, body: buried[i + 1] as string, reason: buried[i + 2] as string, at: Number(buried[i + 3]) });
+          dead.push({
+            id: buried[i] as string,
+            queue,
+            body: buried[i + 1] as string,
+            reason: buried[i + 2] as string,
+            at: Number(buried[i + 3]),
+          });
         }
       }),
     );
@@ -280,12 +340,19 @@ export class RedisBroker implements Broker {
     const { client } = this.connection;
     const now = Date.now();
     const payload = JSON.stringify(revocation);
-    await runScript(client, 'revokeNote', [this.keys.revoked, this.keys.revokedInfo], [revocation.id, now + this.settings.revokeTtl, payload, now]);
+    await runScript(
+      client,
+      'revokeNote',
+      [this.keys.revoked, this.keys.revokedInfo],
+      [revocation.id, now + this.settings.revokeTtl, payload, now],
+    );
     await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
       throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
     });
     const queues = await client.smembers(this.keys.queues);
-    const removed = await Promise.all(queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])));
+    const removed = await Promise.all(
+      queues.map((queue) => this.script<string | number>('revoke', queue, [revocation.id])),
+    );
     const body = removed.find((reply): reply is string => typeof reply === 'string');
     return body === undefined ? { removed: false } : { removed: true, body };
   }
@@ -304,7 +371,10 @@ export class RedisBroker implements Broker {
   async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
     // Announcements missed while the subscriber reconnected are read back from the stored list.
     const stopRecheck = this.connection.subscriber.onReconnect(() => {
-      this.listRevoked().then((revocations) => revocations.forEach(listener), () => undefined);
+      this.listRevoked().then(
+        (revocations) => revocations.forEach(listener),
+        () => undefined,
+      );
     });
     const unsubscribe = await this.connection.subscriber.subscribe(this.keys.revokeChannel, (message) => {
       // A malformed announcement is ignored; the stored list stays authoritative.
@@ -318,7 +388,12 @@ export class RedisBroker implements Broker {
   }
 
   async heartbeat(info: WorkerInfo, ttl: number): Promise<void> {
-    await this.connection.client.set(this.keys.worker(info.hostname), JSON.stringify(info), 'PX', Math.max(1, Math.round(ttl)));
+    await this.connection.client.set(
+      this.keys.worker(info.hostname),
+      JSON.stringify(info),
+      'PX',
+      Math.max(1, Math.round(ttl)),
+    );
   }
 
   async forgetWorker(hostname: string): Promise<void> {
@@ -341,7 +416,14 @@ export class RedisBroker implements Broker {
 
   async stats(queue: string): Promise<QueueStats> {
     const keys = this.keys.queue(queue);
-    const results = (await this.connection.client.pipeline().zcard(keys.ready).zcard(keys.delayed).zcard(keys.active).zcard(keys.dead).exec()) ?? [];
+    const results =
+      (await this.connection.client
+        .pipeline()
+        .zcard(keys.ready)
+        .zcard(keys.delayed)
+        .zcard(keys.active)
+        .zcard(keys.dead)
+        .exec()) ?? [];
     const [ready, delayed, active, dead] = results.map(([error, count]) => {
       if (error) throw error;
       return Number(count);
@@ -352,7 +434,8 @@ export class RedisBroker implements Broker {
   async purge(queue: string): Promise<PurgedMessage[]> {
     const reply = await this.script<string[]>('purge', queue, []);
     const removed: PurgedMessage[] = [];
-    for (let index = 0; index < reply.length; index += 2) removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
+    for (let index = 0; index < reply.length; index += 2)
+      removed.push({ id: reply[index] as string, body: reply[index + 1] as string });
     return removed;
   }
 
@@ -390,7 +473,10 @@ export class RedisBroker implements Broker {
     const pipeline = this.connection.client.pipeline();
     for (const queue of queues) pipeline.zrange(this.keys.queue(queue).delayed, 0, 0, 'WITHSCORES');
     const heads = (await pipeline.exec()) ?? [];
-    const dues = heads.map(([, head]) => head as string[]).filter((head) => head?.length === 2).map((head) => Number(head[1]));
+    const dues = heads
+      .map(([, head]) => head as string[])
+      .filter((head) => head?.length === 2)
+      .map((head) => Number(head[1]));
     return dues.length > 0 ? Math.min(...dues) : undefined;
   }
 
@@ -439,7 +525,8 @@ function revocationOf(id: string | undefined, text: string): Revocation | undefi
   } catch {
     parsed = undefined;
   }
-  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<Record<keyof Revocation, unknown>>) : {};
+  const fields =
+    typeof parsed === 'object' && parsed !== null ? (parsed as Partial<Record<keyof Revocation, unknown>>) : {};
   const revoked = id ?? (typeof fields.id === 'string' && fields.id.length > 0 ? fields.id : undefined);
   if (revoked === undefined) return undefined;
   return { ...(fields as object), id: revoked, terminate: fields.terminate === true };

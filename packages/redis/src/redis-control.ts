@@ -39,7 +39,7 @@ export class RedisControl implements ControlTransport {
         if (reply) replies.push(reply);
       }
     } catch (error) {
-      throw unavailable(error, 'read the workers\' control replies', this.connection);
+      throw unavailable(error, "read the workers' control replies", this.connection);
     } finally {
       this.connection.releaseBlocking(blocking);
     }
@@ -52,21 +52,27 @@ export class RedisControl implements ControlTransport {
     return this.connection.subscriber.subscribe(this.keys.controlChannel, (message) => {
       const request = requestOf(message);
       if (!request) return;
-      void handler(request).then(async (reply) => {
-        if (!reply) return;
-        const list = this.keys.controlReplies(request.id);
-        await client.multi().rpush(list, JSON.stringify(reply)).pexpire(list, REPLY_TTL_MS).exec();
-      }).catch(() => undefined);
+      void handler(request)
+        .then(async (reply) => {
+          if (!reply) return;
+          const list = this.keys.controlReplies(request.id);
+          await client.multi().rpush(list, JSON.stringify(reply)).pexpire(list, REPLY_TTL_MS).exec();
+        })
+        .catch(() => undefined);
     });
   }
 
   async pauseQueue(queue: string): Promise<void> {
     const { client } = this.connection;
-    await this.wrap(`pause queue ${queue}`, () => client.multi().sadd(this.keys.queues, queue).hset(this.keys.queue(queue).meta, 'paused', '1').exec());
+    await this.wrap(`pause queue ${queue}`, () =>
+      client.multi().sadd(this.keys.queues, queue).hset(this.keys.queue(queue).meta, 'paused', '1').exec(),
+    );
   }
 
   async resumeQueue(queue: string): Promise<void> {
-    await this.wrap(`resume queue ${queue}`, () => runScript(this.connection.client, 'resume', queueKeyList(this.keys.queue(queue)), []));
+    await this.wrap(`resume queue ${queue}`, () =>
+      runScript(this.connection.client, 'resume', queueKeyList(this.keys.queue(queue)), []),
+    );
   }
 
   async pausedQueues(queues: readonly string[]): Promise<string[]> {
@@ -98,7 +104,9 @@ export class RedisControl implements ControlTransport {
 /** A request as published; anything else on the channel is ignored. */
 function requestOf(text: string): ControlRequest | undefined {
   const parsed = parse(text);
-  return typeof parsed?.id === 'string' && typeof parsed.command === 'string' ? (parsed as unknown as ControlRequest) : undefined;
+  return typeof parsed?.id === 'string' && typeof parsed.command === 'string'
+    ? (parsed as unknown as ControlRequest)
+    : undefined;
 }
 
 function replyOf(text: string): ControlReply | undefined {

@@ -25,7 +25,9 @@ export class RedisEventLog implements EventLog {
   /** Issues the XADD of `events` on the command client (inside a caller's corked write, it joins it). */
   add(events: readonly CeleriacEvent[]): Array<Promise<unknown>> {
     if (events.length === 0) return [];
-    return [this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', this.maxLength, '*', 'e', JSON.stringify(events))];
+    return [
+      this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', this.maxLength, '*', 'e', JSON.stringify(events)),
+    ];
   }
 
   async append(events: readonly CeleriacEvent[]): Promise<void> {
@@ -37,10 +39,20 @@ export class RedisEventLog implements EventLog {
   async read(after: string, options: EventReadOptions): Promise<StoredEvent[]> {
     const { entry, index } = cursorOf(after);
     // The rest of a partly read entry first, then the entries after it.
-    const rest = index === undefined ? [] : expand(await this.command(() => this.connection.client.xrange(this.keys.events, entry, entry))).filter((event) => indexOf(event) > index);
+    const rest =
+      index === undefined
+        ? []
+        : expand(await this.command(() => this.connection.client.xrange(this.keys.events, entry, entry))).filter(
+            (event) => indexOf(event) > index,
+          );
     const block = rest.length > 0 ? 0 : options.block;
     if (block <= 0) {
-      const reply = await this.command(() => this.connection.client.xread('COUNT', options.count, 'STREAMS', this.keys.events, entry) as Promise<Array<[string, StreamEntry[]]> | null>);
+      const reply = await this.command(
+        () =>
+          this.connection.client.xread('COUNT', options.count, 'STREAMS', this.keys.events, entry) as Promise<Array<
+            [string, StreamEntry[]]
+          > | null>,
+      );
       return [...rest, ...expand(reply?.[0]?.[1] ?? [])];
     }
     const { signal } = options;
@@ -51,7 +63,15 @@ export class RedisEventLog implements EventLog {
       await blocking.ready();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return [];
-      const reply = (await blocking.client.xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry));
+      const reply = await blocking.client.xread(
+        'COUNT',
+        options.count,
+        'BLOCK',
+        block,
+        'STREAMS',
+        this.keys.events,
+        entry,
+      );
       return expand(reply?.[0]?.[1] ?? []);
     } catch (error) {
       if (signal?.aborted) return [];
@@ -66,7 +86,9 @@ export class RedisEventLog implements EventLog {
     if (limit <= 0) return [];
     const end = before === undefined ? undefined : cursorOf(before);
     // Each entry holds at least one event: `limit` entries hold enough.
-    const entries = await this.command(() => this.connection.client.xrevrange(this.keys.events, end?.entry ?? '+', '-', 'COUNT', limit));
+    const entries = await this.command(() =>
+      this.connection.client.xrevrange(this.keys.events, end?.entry ?? '+', '-', 'COUNT', limit),
+    );
     const events = expand(entries.reverse()).filter((event) => end === undefined || isBefore(event.eventId, end));
     return events.slice(-limit);
   }
@@ -111,7 +133,8 @@ function expand(entries: readonly StreamEntry[]): StoredEvent[] {
     }
     const list: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
     list.forEach((event, index) => {
-      if (typeof event === 'object' && event !== null && typeof (event as { type?: unknown }).type === 'string') events.push({ ...(event as CeleriacEvent), eventId: `${entryId}.${index}` });
+      if (typeof event === 'object' && event !== null && typeof (event as { type?: unknown }).type === 'string')
+        events.push({ ...(event as CeleriacEvent), eventId: `${entryId}.${index}` });
     });
   }
   return events;

@@ -71,8 +71,15 @@ export function defineScripts(client: Redis): void {
 }
 
 /** Calls a registered script. */
-export function runScript<T>(client: Redis, name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<T> {
-  const command = (client as unknown as Record<string, (...params: Array<string | number>) => Promise<T>>)[commandName(name)];
+export function runScript<T>(
+  client: Redis,
+  name: ScriptName,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number>,
+): Promise<T> {
+  const command = (client as unknown as Record<string, (...params: Array<string | number>) => Promise<T>>)[
+    commandName(name)
+  ];
   if (!command) throw new Error(`Script ${name} is not defined on this client`);
   return command.call(client, keys.length, ...keys, ...args);
 }

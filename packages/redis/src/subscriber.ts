@@ -51,7 +51,10 @@ export class Subscriber {
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      this.pending.set(channel, this.client.subscribe(channel).catch((error: unknown) => this.refused(channel, error)));
+      this.pending.set(
+        channel,
+        this.client.subscribe(channel).catch((error: unknown) => this.refused(channel, error)),
+      );
     }
     set.add(handler);
     await this.pending.get(channel);

@@ -15,7 +15,8 @@ export function unavailable(error: unknown, action: string, connection: Connecti
   if (isNoPermission(error)) return noPermission(error, action);
   const message = error instanceof Error ? error.message : String(error);
   const retriesUsed = error instanceof Error && error.name === 'MaxRetriesPerRequestError';
-  const connectionLost = retriesUsed || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
+  const connectionLost =
+    retriesUsed || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
   if (!connectionLost) return error;
   // ioredis's "max retries per request" says nothing about why: the socket's last error does.
   const socketError = retriesUsed ? connection.lastError : undefined;

@@ -51,11 +51,22 @@ describe('Redis ACL users', () => {
     const { app, echo } = appAsUser();
     await expect(app.worker({ pool: 'inline', concurrency: 1, logger: quiet }).start()).rejects.toMatchObject({
       code: 'CELERIAC_NO_PERMISSION',
-      message: expect.stringMatching(new RegExp(`^Could not subscribe to channel ${fixture.prefix}:revoke: the Redis user's ACL does not allow it \\(NOPERM`)),
+      message: expect.stringMatching(
+        new RegExp(
+          `^Could not subscribe to channel ${fixture.prefix}:revoke: the Redis user's ACL does not allow it \\(NOPERM`,
+        ),
+      ),
     });
-    await expect(app.worker({ pool: 'inline', concurrency: 1, logger: quiet }).start()).rejects.toMatchObject({ message: rule });
-    await expect(echo.delay('hello')).rejects.toMatchObject({ code: 'CELERIAC_NO_PERMISSION', message: expect.stringContaining(`subscribe to channel ${fixture.prefix}:reply:`) });
-    await expect(app.beat.add('nightly', { task: 'acl.echo', schedule: every('1h'), args: ['x'] })).rejects.toMatchObject({ code: 'CELERIAC_NO_PERMISSION', message: rule });
+    await expect(app.worker({ pool: 'inline', concurrency: 1, logger: quiet }).start()).rejects.toMatchObject({
+      message: rule,
+    });
+    await expect(echo.delay('hello')).rejects.toMatchObject({
+      code: 'CELERIAC_NO_PERMISSION',
+      message: expect.stringContaining(`subscribe to channel ${fixture.prefix}:reply:`),
+    });
+    await expect(
+      app.beat.add('nightly', { task: 'acl.echo', schedule: every('1h'), args: ['x'] }),
+    ).rejects.toMatchObject({ code: 'CELERIAC_NO_PERMISSION', message: rule });
   });
 
   it.each([

@@ -6,9 +6,21 @@ import { RedisFixture } from '@celeriac/test-support';
 
 /** Messages with one field a worker cannot use, and the start of the dead letter's reason. */
 export const BAD_FIELDS: Array<[string, Record<string, unknown>, string]> = [
-  ['a flow whose then is a string and link a number', { flow: { json: { then: 'x', link: 5 } } }, 'invalid message: flow.then must be a list of workflow nodes'],
-  ['a flow link that is a number', { flow: { json: { link: [5] } } }, 'invalid message: flow.link[0] must be a workflow node'],
-  ['a flow step that is null', { flow: { json: { then: [null] } } }, 'invalid message: flow.then[0] must be a workflow node'],
+  [
+    'a flow whose then is a string and link a number',
+    { flow: { json: { then: 'x', link: 5 } } },
+    'invalid message: flow.then must be a list of workflow nodes',
+  ],
+  [
+    'a flow link that is a number',
+    { flow: { json: { link: [5] } } },
+    'invalid message: flow.link[0] must be a workflow node',
+  ],
+  [
+    'a flow step that is null',
+    { flow: { json: { then: [null] } } },
+    'invalid message: flow.then[0] must be a workflow node',
+  ],
   ['an empty chord membership', { flow: { json: { member: {} } } }, 'invalid message: flow.member.group must be'],
   ['headers that are a string', { headers: 'x' }, 'invalid message: headers must be an object of strings'],
   ['a negative timeLimit', { timeLimit: -1 }, 'invalid message: timeLimit must be a number of ms >= 0'],
@@ -38,33 +50,43 @@ describe('messages with a bad field, written straight into Redis, on an inline w
     const other = 'queued-elsewhere';
     await injectReady(fixture.redis(), fixture.prefix, 'default', other, copied.body);
     await app.worker({ concurrency: 1, logger: captureLogs().logger }).start();
-    await expect(app.result(other).get({ timeout: 10_000 })).rejects.toMatchObject({ remote: { name: 'InvalidMessageError' } });
+    await expect(app.result(other).get({ timeout: 10_000 })).rejects.toMatchObject({
+      remote: { name: 'InvalidMessageError' },
+    });
     const dead = await app.broker.listDead('default');
-    expect(dead).toEqual([expect.objectContaining({ id: other, reason: expect.stringContaining(`invalid message: id must be the id it is queued under ("${other}")`) })]);
+    expect(dead).toEqual([
+      expect.objectContaining({
+        id: other,
+        reason: expect.stringContaining(`invalid message: id must be the id it is queued under ("${other}")`),
+      }),
+    ]);
     await expect(app.result(copied.id).state()).resolves.toBe('PENDING');
     await expect(ok.delay(1)).resolves.toBe(2);
   });
 
-  it.each(BAD_FIELDS)('dead-letters a message with %s at once, naming the field, and keeps serving', async (_case, fields, reason) => {
-    const app = fixture.app();
-    let runs = 0;
-    const ok = app.task('bad.ok', (n: number) => {
-      runs += 1;
-      return n + 1;
-    });
-    const bad = rawMessage('bad.ok', [1], fields);
-    await injectReady(fixture.redis(), fixture.prefix, 'default', bad.id, bad.body);
-    await app.worker({ concurrency: 2, logger: captureLogs().logger }).start();
-    // The refusal is stored as the task's FAILURE: a sender waiting on it hears at once.
-    const failure = await app.result(bad.id).get({ timeout: 10_000, propagate: false });
-    expect(failure).toBeInstanceOf(TaskFailedError);
-    expect((failure as TaskFailedError).remote).toMatchObject({ name: 'InvalidMessageError' });
-    const dead = await app.broker.listDead('default');
-    expect(dead).toEqual([expect.objectContaining({ id: bad.id, reason: expect.stringContaining(reason) })]);
-    await expect(ok.delay(1)).resolves.toBe(2);
-    expect(runs).toBe(1);
-    expect(unhandled).toEqual([]);
-  });
+  it.each(BAD_FIELDS)(
+    'dead-letters a message with %s at once, naming the field, and keeps serving',
+    async (_case, fields, reason) => {
+      const app = fixture.app();
+      let runs = 0;
+      const ok = app.task('bad.ok', (n: number) => {
+        runs += 1;
+        return n + 1;
+      });
+      const bad = rawMessage('bad.ok', [1], fields);
+      await injectReady(fixture.redis(), fixture.prefix, 'default', bad.id, bad.body);
+      await app.worker({ concurrency: 2, logger: captureLogs().logger }).start();
+      // The refusal is stored as the task's FAILURE: a sender waiting on it hears at once.
+      const failure = await app.result(bad.id).get({ timeout: 10_000, propagate: false });
+      expect(failure).toBeInstanceOf(TaskFailedError);
+      expect((failure as TaskFailedError).remote).toMatchObject({ name: 'InvalidMessageError' });
+      const dead = await app.broker.listDead('default');
+      expect(dead).toEqual([expect.objectContaining({ id: bad.id, reason: expect.stringContaining(reason) })]);
+      await expect(ok.delay(1)).resolves.toBe(2);
+      expect(runs).toBe(1);
+      expect(unhandled).toEqual([]);
+    },
+  );
 });
 
 describe('revocations written straight into Redis', () => {
@@ -99,7 +121,9 @@ describe('dead letters written straight into Redis', () => {
     const redis = fixture.redis();
     await redis.zadd(keys.dead, 1, 'garbled');
     await redis.hset(keys.deadInfo, 'garbled', '{not json');
-    await expect(app.broker.listDead('default')).resolves.toEqual([{ id: 'garbled', queue: 'default', body: '{not json', reason: 'unreadable dead-letter record', at: 0 }]);
+    await expect(app.broker.listDead('default')).resolves.toEqual([
+      { id: 'garbled', queue: 'default', body: '{not json', reason: 'unreadable dead-letter record', at: 0 },
+    ]);
     await expect(app.broker.requeueDead('default')).resolves.toBe(0);
   });
 });

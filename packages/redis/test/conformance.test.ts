@@ -25,7 +25,11 @@ runBrokerConformance('redis', async (settings) => {
 
 runBackendConformance('redis', async ({ settings, codec }) => {
   const backend = new RedisBackend(new RedisConnection(REDIS_URL), settings, codec);
-  const peer = new RedisBackend(new RedisConnection(REDIS_URL), { ...settings, clientId: `${settings.clientId}-peer` }, codec);
+  const peer = new RedisBackend(
+    new RedisConnection(REDIS_URL),
+    { ...settings, clientId: `${settings.clientId}-peer` },
+    codec,
+  );
   return {
     backend,
     peer,

@@ -37,11 +37,19 @@ describe('connection loss', () => {
   it('says which broker (password hidden) and why it is unreachable, for sends and reads alike', async () => {
     const app = fixture.app({ broker: 'redis://:hunter2@127.0.0.1:1/0' });
     const result = app.sendTask('conn.down', []);
-    const errors = [await result.sent.catch((error: unknown) => error), await result.state().catch((error: unknown) => error)];
+    const errors = [
+      await result.sent.catch((error: unknown) => error),
+      await result.state().catch((error: unknown) => error),
+    ];
     for (const error of errors) {
       expect(error).toBeInstanceOf(BrokerUnavailableError);
-      expect(error).toMatchObject({ code: 'CELERIAC_BROKER_UNAVAILABLE', cause: expect.objectContaining({ code: 'ECONNREFUSED' }) });
-      expect((error as Error).message).toContain('Redis at redis://:***@127.0.0.1:1/0 is unreachable (connect ECONNREFUSED 127.0.0.1:1)');
+      expect(error).toMatchObject({
+        code: 'CELERIAC_BROKER_UNAVAILABLE',
+        cause: expect.objectContaining({ code: 'ECONNREFUSED' }),
+      });
+      expect((error as Error).message).toContain(
+        'Redis at redis://:***@127.0.0.1:1/0 is unreachable (connect ECONNREFUSED 127.0.0.1:1)',
+      );
       expect((error as Error).message).not.toContain('hunter2');
       expect((error as Error).message).not.toContain('maxRetriesPerRequest');
     }

@@ -9,7 +9,14 @@ describe('ordering on Redis', () => {
     const app = fixture.app();
     const ran: string[] = [];
     const record = app.task('order.record', (label: string) => void ran.push(label));
-    const calls: Array<[string, number]> = [['low-1', 0], ['high-1', 9], ['mid-1', 5], ['low-2', 0], ['high-2', 9], ['mid-2', 5]];
+    const calls: Array<[string, number]> = [
+      ['low-1', 0],
+      ['high-1', 9],
+      ['mid-1', 5],
+      ['low-2', 0],
+      ['high-2', 9],
+      ['mid-2', 5],
+    ];
     const results = calls.map(([label, priority]) => record.applyAsync([label], { priority }));
     await Promise.all(results.map((result) => result.sent));
     await app.worker({ concurrency: 1 }).start();
@@ -36,10 +43,18 @@ describe('ordering on Redis', () => {
   it('runs delayed tasks in due order, and not before they are due', async () => {
     const app = fixture.app();
     const ran: Array<{ label: string; late: number }> = [];
-    const record = app.task('order.delayed', (label: string, due: number) => void ran.push({ label, late: Date.now() - due }));
+    const record = app.task(
+      'order.delayed',
+      (label: string, due: number) => void ran.push({ label, late: Date.now() - due }),
+    );
     await app.worker({ concurrency: 4 }).start();
     const now = Date.now();
-    const countdowns: Array<[string, number]> = [['c', 450], ['a', 150], ['d', 600], ['b', 300]];
+    const countdowns: Array<[string, number]> = [
+      ['c', 450],
+      ['a', 150],
+      ['d', 600],
+      ['b', 300],
+    ];
     await Promise.all(countdowns.map(([label, ms]) => record.applyAsync([label, now + ms], { countdown: ms })));
     expect(ran.map((entry) => entry.label)).toEqual(['a', 'b', 'c', 'd']);
     for (const entry of ran) expect(entry.late).toBeGreaterThanOrEqual(0);

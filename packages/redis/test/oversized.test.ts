@@ -23,7 +23,11 @@ describe('a message over maxMessageSize, written straight into Redis', () => {
     expect(failure).toBeInstanceOf(TaskFailedError);
     expect((failure as TaskFailedError).remote).toMatchObject({ code: 'CELERIAC_MESSAGE_TOO_LARGE' });
     const [letter] = await app.broker.listDead('default');
-    expect(letter).toMatchObject({ id: big.id, reason: `message too large: ${size} bytes, over maxMessageSize (4096 bytes)`, size });
+    expect(letter).toMatchObject({
+      id: big.id,
+      reason: `message too large: ${size} bytes, over maxMessageSize (4096 bytes)`,
+      size,
+    });
     expect(letter?.body).toBe(big.body.slice(0, 1_024));
     // Only a preview is left: it cannot go back to the queue.
     await expect(app.broker.requeueDead('default', [big.id])).resolves.toBe(0);

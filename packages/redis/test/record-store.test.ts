@@ -23,7 +23,10 @@ describe('RedisBackend.store', () => {
     await admin.quit();
   });
 
-  const entry = (id: string, result: unknown, ttl: number): StoreEntry => ({ record: { id, state: 'SUCCESS', task: 't', result, date: Date.now() }, ttl });
+  const entry = (id: string, result: unknown, ttl: number): StoreEntry => ({
+    record: { id, state: 'SUCCESS', task: 't', result, date: Date.now() },
+    ttl,
+  });
 
   it('stores a batch of records, each readable under its own key with its own TTL', async () => {
     const entries = [entry('a', 1, 60_000), entry('b', { nested: [2] }, 120_000), entry('c', 'three', 180_000)];
@@ -40,6 +43,10 @@ describe('RedisBackend.store', () => {
   it('stores a lone record, and keeps the last record of a task stored twice in one batch', async () => {
     await backend.store([entry('d', 4, 60_000)]);
     await backend.store([entry('e', 'first', 60_000), entry('e', 'second', 60_000), entry('f', 6, 60_000)]);
-    await expect(backend.getMany(['d', 'e', 'f'])).resolves.toMatchObject([{ result: 4 }, { result: 'second' }, { result: 6 }]);
+    await expect(backend.getMany(['d', 'e', 'f'])).resolves.toMatchObject([
+      { result: 4 },
+      { result: 'second' },
+      { result: 6 },
+    ]);
   });
 });

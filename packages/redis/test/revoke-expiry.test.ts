@@ -63,7 +63,10 @@ describe('revoke, expiry and idempotent ids on Redis', () => {
     await result.sent;
     await untilAfter(Date.now() + 60);
     await app.worker({ concurrency: 1 }).start();
-    await expect(result.get({ timeout: 5_000 })).rejects.toMatchObject({ code: 'CELERIAC_TASK_REVOKED', reason: 'expired' });
+    await expect(result.get({ timeout: 5_000 })).rejects.toMatchObject({
+      code: 'CELERIAC_TASK_REVOKED',
+      reason: 'expired',
+    });
     expect(runs).toBe(0);
   });
 

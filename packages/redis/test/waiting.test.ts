@@ -34,7 +34,9 @@ describe('waiting on Redis', () => {
     const app = fixture.app();
     const broker = app.broker;
     const controller = new AbortController();
-    await broker.publish([{ id: 'soon', queue: 'default', priority: 0, idempotent: false, eta: Date.now() + 50, body: 'x' }]);
+    await broker.publish([
+      { id: 'soon', queue: 'default', priority: 0, idempotent: false, eta: Date.now() + 50, body: 'x' },
+    ]);
     // A fresh connection: a wait ended by its own timer must not fail. Like a worker, wait again
     // after an empty wake-up (allowed: the clocks of this process and Redis differ by a little).
     let taken: Array<{ id: string }> = [];
@@ -47,7 +49,8 @@ describe('waiting on Redis', () => {
 
   it('a reservation tells whether it left the queue empty, also when it took exactly what was there', async () => {
     const broker = fixture.app().broker;
-    const publish = (ids: string[]) => broker.publish(ids.map((id) => ({ id, queue: 'default', priority: 0, idempotent: false, body: 'x' })));
+    const publish = (ids: string[]) =>
+      broker.publish(ids.map((id) => ({ id, queue: 'default', priority: 0, idempotent: false, body: 'x' })));
     await publish(['a', 'b', 'c']);
     expect((await broker.reserve(['default'], 2)).map((delivery) => delivery.id)).toEqual(['a', 'b']);
     expect(broker.drained?.(['default'])).toBe(false); // 'c' is still there

@@ -12,7 +12,11 @@ import type { RunSignal } from './run-signal';
 export type DependencyVerdict = 'ready' | 'abandoned' | 'revoked' | DependencyFailedError;
 
 /** Waits for every dependency of `message`; the task holds no slot meanwhile. */
-export async function awaitDependencies(run: RunContext, message: TaskMessage, stop: RunSignal): Promise<DependencyVerdict> {
+export async function awaitDependencies(
+  run: RunContext,
+  message: TaskMessage,
+  stop: RunSignal,
+): Promise<DependencyVerdict> {
   const ids = message.dependsOn ?? [];
   const backend = run.app.backend;
   // Most dependencies are already done: look first, and give up the slot only to wait.
@@ -34,15 +38,24 @@ export async function awaitDependencies(run: RunContext, message: TaskMessage, s
   const failed = records.findIndex(endedBadly);
   if (failed < 0) return 'ready';
   const record = records[failed];
-  const how = record?.state === 'FAILURE' && record.error ? `failed (${record.error.name}: ${record.error.message})` : `ended ${record?.state}`;
-  return new DependencyFailedError(`Task ${message.task}[${message.id}] did not run: its dependency ${ids[failed]} ${how}.`);
+  const how =
+    record?.state === 'FAILURE' && record.error
+      ? `failed (${record.error.name}: ${record.error.message})`
+      : `ended ${record?.state}`;
+  return new DependencyFailedError(
+    `Task ${message.task}[${message.id}] did not run: its dependency ${ids[failed]} ${how}.`,
+  );
 }
 
 /**
  * Waits for every dependency's final record, but stops at the first that did not succeed: the task
  * fails then, however long the others take.
  */
-async function untilAllSucceedOrOneFails(run: RunContext, ids: readonly string[], stop: RunSignal): Promise<Array<TaskRecord | undefined>> {
+async function untilAllSucceedOrOneFails(
+  run: RunContext,
+  ids: readonly string[],
+  stop: RunSignal,
+): Promise<Array<TaskRecord | undefined>> {
   const done = new AbortController();
   const signal = AbortSignal.any([stop.signal, done.signal]);
   const records = new Array<TaskRecord | undefined>(ids.length);

@@ -3,14 +3,20 @@
  * signal and time limits, and reduces whatever happens to an {@link ExecutionResult}.
  */
 import { SoftTimeLimitError, TimeLimitExceededError, type RetryOptions, type TaskContext } from '@celeriac/core';
-import { clearLongTimeout, runAsSoleTask, setLongTimeout, runWithTaskContext, RetryRequest, type LongTimeout } from '@celeriac/core/internal';
+import {
+  clearLongTimeout,
+  runAsSoleTask,
+  setLongTimeout,
+  runWithTaskContext,
+  RetryRequest,
+  type LongTimeout,
+} from '@celeriac/core/internal';
 import { monotonicMs } from './pool/child-clock';
 import type { TaskRun } from './task-job';
 
 /** How one run ended. */
 export type ExecutionResult =
-  | { kind: 'success'; value: unknown }
-  | { kind: 'failure'; error: unknown; timedOut: boolean };
+  { kind: 'success'; value: unknown } | { kind: 'failure'; error: unknown; timedOut: boolean };
 
 /** What one run needs. */
 export type ExecuteInput = TaskRun;
@@ -36,11 +42,16 @@ export function execute(input: ExecuteInput): Promise<ExecutionResult> {
 }
 
 /** Arms the soft and hard time limits around a run. */
-async function withTimeLimits(input: ExecuteInput, run: Promise<ExecutionResult>, began: number): Promise<ExecutionResult> {
+async function withTimeLimits(
+  input: ExecuteInput,
+  run: Promise<ExecutionResult>,
+  began: number,
+): Promise<ExecutionResult> {
   const { softTimeLimit, timeLimit, stop } = input;
   let soft: LongTimeout | undefined;
   let hard: LongTimeout | undefined;
-  if (softTimeLimit !== undefined) soft = setLongTimeout(() => stop.abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit);
+  if (softTimeLimit !== undefined)
+    soft = setLongTimeout(() => stop.abort(new SoftTimeLimitError(softTimeLimit)), softTimeLimit);
   const hardLimit =
     timeLimit === undefined
       ? undefined
@@ -57,7 +68,9 @@ async function withTimeLimits(input: ExecuteInput, run: Promise<ExecutionResult>
     // Code that never yielded kept the timer from firing: a run that returned late still failed.
     if (timeLimit === undefined || (result.kind === 'failure' && result.timedOut)) return result;
     const took = monotonicMs() - began;
-    return took >= timeLimit ? { kind: 'failure', error: new TimeLimitExceededError(timeLimit, took), timedOut: true } : result;
+    return took >= timeLimit
+      ? { kind: 'failure', error: new TimeLimitExceededError(timeLimit, took), timedOut: true }
+      : result;
   } finally {
     clearLongTimeout(soft);
     clearLongTimeout(hard);

@@ -27,7 +27,17 @@ export class Heartbeat {
   start(): void {
     if (this.emit) {
       const info = this.snapshot();
-      void this.emit([{ type: 'worker-online', hostname: info.hostname, pid: info.pid, timestamp: Date.now(), queues: info.queues, pool: info.pool, concurrency: info.concurrency }]);
+      void this.emit([
+        {
+          type: 'worker-online',
+          hostname: info.hostname,
+          pid: info.pid,
+          timestamp: Date.now(),
+          queues: info.queues,
+          pool: info.pool,
+          concurrency: info.concurrency,
+        },
+      ]);
     }
     if (!this.broker.heartbeat && !this.emit) return;
     void this.beat();
@@ -41,7 +51,15 @@ export class Heartbeat {
     this.timer = undefined;
     if (this.emit) {
       const info = this.snapshot();
-      await this.emit([{ type: 'worker-offline', hostname: info.hostname, pid: info.pid, timestamp: Date.now(), processed: info.processed }]);
+      await this.emit([
+        {
+          type: 'worker-offline',
+          hostname: info.hostname,
+          pid: info.pid,
+          timestamp: Date.now(),
+          processed: info.processed,
+        },
+      ]);
     }
     await this.broker.forgetWorker?.(hostname).catch(() => undefined);
   }
@@ -49,7 +67,16 @@ export class Heartbeat {
   private async beat(): Promise<void> {
     const info = this.snapshot();
     void this.emit?.([
-      { type: 'worker-heartbeat', hostname: info.hostname, pid: info.pid, timestamp: info.heartbeat, active: info.active, processed: info.processed, load: loadavg(), rss: process.memoryUsage.rss() },
+      {
+        type: 'worker-heartbeat',
+        hostname: info.hostname,
+        pid: info.pid,
+        timestamp: info.heartbeat,
+        active: info.active,
+        processed: info.processed,
+        load: loadavg(),
+        rss: process.memoryUsage.rss(),
+      },
     ]);
     try {
       await this.broker.heartbeat?.(info, INTERVAL_MS * 3);

@@ -2,7 +2,14 @@
  * Keeps the leases of this worker's tasks alive, and returns lapsed tasks of dead workers to their
  * queues: one broker call each, every third of the visibility timeout. No monitor process needed.
  */
-import { WorkerLostError, type Broker, type DeadLetter, type Delivery, type RemoteError, type StoreEntry } from '@celeriac/core';
+import {
+  WorkerLostError,
+  type Broker,
+  type DeadLetter,
+  type Delivery,
+  type RemoteError,
+  type StoreEntry,
+} from '@celeriac/core';
 import { MAX_TIMER_DELAY, toRemoteError, type TaskMessage } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
@@ -49,7 +56,8 @@ export class LeaseKeeper {
     this.unsettled = [];
     const outcomes = await Promise.allSettled(pending.map(({ message, error }) => this.options.failed(message, error)));
     outcomes.forEach((outcome, index) => {
-      if (outcome.status === 'rejected') this.unsettled.push(pending[index] as { message: TaskMessage; error: RemoteError });
+      if (outcome.status === 'rejected')
+        this.unsettled.push(pending[index] as { message: TaskMessage; error: RemoteError });
     });
   }
 
@@ -72,9 +80,15 @@ export class LeaseKeeper {
     const { broker, queues, logger } = this.options;
     try {
       const held = [...this.options.held()];
-      const [, report] = await Promise.all([held.length > 0 ? broker.extendLeases(held) : undefined, broker.recoverLapsed(queues)]);
+      const [, report] = await Promise.all([
+        held.length > 0 ? broker.extendLeases(held) : undefined,
+        broker.recoverLapsed(queues),
+      ]);
       if (report.requeued.length > 0) {
-        logger.warn({ ids: report.requeued }, `Requeued ${report.requeued.length} task(s) whose worker stopped renewing its lease`);
+        logger.warn(
+          { ids: report.requeued },
+          `Requeued ${report.requeued.length} task(s) whose worker stopped renewing its lease`,
+        );
       }
       if (report.dead.length > 0) {
         const failures = report.dead.map((dead) => ({
@@ -84,14 +98,20 @@ export class LeaseKeeper {
         }));
         for (const { dead, message } of failures) this.options.dead?.(dead, message);
         const entries = failures.map(({ dead, message, error }): StoreEntry => {
-          const entry: StoreEntry = { record: { id: dead.id, state: 'FAILURE', error, date: Date.now() }, ttl: this.options.resultTtl };
+          const entry: StoreEntry = {
+            record: { id: dead.id, state: 'FAILURE', error, date: Date.now() },
+            ttl: this.options.resultTtl,
+          };
           // The sender's channel, so it hears of the failure.
           if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
           return entry;
         });
         await this.options.store(entries);
         for (const { message, error } of failures) if (message?.flow) this.unsettled.push({ message, error });
-        logger.error({ ids: report.dead.map((dead) => dead.id) }, `Dead-lettered ${report.dead.length} task(s) delivered too often`);
+        logger.error(
+          { ids: report.dead.map((dead) => dead.id) },
+          `Dead-lettered ${report.dead.length} task(s) delivered too often`,
+        );
       }
       await this.settleWorkflows();
     } catch (error) {

@@ -17,7 +17,10 @@ const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.cts', '.mts'];
 export function loadAppModule(specifier: string, cwd: string = process.cwd()): LoadedApp {
   const path = resolve(cwd, specifier);
   if (!existsSync(path)) {
-    throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ./dist/tasks.js.`);
+    throw new CeleriacError(
+      'CELERIAC_APP_MODULE',
+      `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ./dist/tasks.js.`,
+    );
   }
   if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) registerTypeScript(cwd, path);
   let exported: unknown;
@@ -26,7 +29,11 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     exported = require(path);
   } catch (error) {
-    throw new CeleriacError('CELERIAC_APP_MODULE', `The app module ${path} failed to load: ${(error as Error).message}`, { cause: error });
+    throw new CeleriacError(
+      'CELERIAC_APP_MODULE',
+      `The app module ${path} failed to load: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const app = findApp(exported);
   if (!app) {
@@ -41,12 +48,17 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
 function registerTypeScript(cwd: string, path: string): void {
   // Loaded only for TypeScript: a child that loads compiled JavaScript never needs node:module.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const requireHere = (require('node:module') as typeof import('node:module')).createRequire(resolve(cwd, 'package.json'));
+  const requireHere = (require('node:module') as typeof import('node:module')).createRequire(
+    resolve(cwd, 'package.json'),
+  );
   let api: { register(): unknown };
   try {
     api = requireHere('tsx/cjs/api') as { register(): unknown };
   } catch {
-    throw new CeleriacError('CELERIAC_APP_MODULE', `${path} is TypeScript: install tsx (npm i -D tsx) to load it directly, or compile it and pass the .js file.`);
+    throw new CeleriacError(
+      'CELERIAC_APP_MODULE',
+      `${path} is TypeScript: install tsx (npm i -D tsx) to load it directly, or compile it and pass the .js file.`,
+    );
   }
   api.register();
 }
@@ -55,7 +67,12 @@ function findApp(exported: unknown): LoadedApp | undefined {
   if (isApp(exported)) return exported;
   if (typeof exported !== 'object' || exported === null) return undefined;
   const record = exported as Record<string, unknown>;
-  for (const candidate of [record.app, record.default, (record.default as Record<string, unknown> | undefined)?.app, ...Object.values(record)]) {
+  for (const candidate of [
+    record.app,
+    record.default,
+    (record.default as Record<string, unknown> | undefined)?.app,
+    ...Object.values(record),
+  ]) {
     if (isApp(candidate)) return candidate;
   }
   return undefined;

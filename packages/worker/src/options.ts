@@ -80,16 +80,22 @@ export interface ResolvedWorkerOptions {
 /** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
 export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: string): ResolvedWorkerOptions {
   const concurrency = options.concurrency ?? availableParallelism();
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw invalid('concurrency', concurrency, 'an integer of at least 1');
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw invalid('concurrency', concurrency, 'an integer of at least 1');
   const prefetch = options.prefetch ?? concurrency;
   if (!Number.isInteger(prefetch) || prefetch < 0) throw invalid('prefetch', prefetch, 'an integer of at least 0');
   const queues = options.queues ?? [defaultQueue];
   if (queues.length === 0) throw invalid('queues', queues, 'at least one queue name');
   const pool = options.pool ?? 'inline';
   if (!['inline', 'prefork', 'fork'].includes(pool)) throw invalid('pool', pool, "'inline', 'prefork' or 'fork'");
-  if (pool !== 'inline' && !options.appModule) throw invalid('appModule', options.appModule, `the path of the app module, which ${pool} pool children load`);
-  for (const [name, value] of [['maxTasksPerChild', options.maxTasksPerChild], ['maxMemoryPerChild', options.maxMemoryPerChild]] as const) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw invalid(name, value, 'a positive integer');
+  if (pool !== 'inline' && !options.appModule)
+    throw invalid('appModule', options.appModule, `the path of the app module, which ${pool} pool children load`);
+  for (const [name, value] of [
+    ['maxTasksPerChild', options.maxTasksPerChild],
+    ['maxMemoryPerChild', options.maxMemoryPerChild],
+  ] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      throw invalid(name, value, 'a positive integer');
   }
   return {
     queues: [...queues],
@@ -108,5 +114,8 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
 }
 
 function invalid(option: string, value: unknown, expected: string): CeleriacError {
-  return new CeleriacError('CELERIAC_INVALID_OPTION', `Invalid worker option ${option}: ${JSON.stringify(value)}; expected ${expected}.`);
+  return new CeleriacError(
+    'CELERIAC_INVALID_OPTION',
+    `Invalid worker option ${option}: ${JSON.stringify(value)}; expected ${expected}.`,
+  );
 }

@@ -24,8 +24,12 @@ export function decideRetry(input: RetryInput): RetryDecision {
   const { error, options, retries, maxRetries } = input;
   if (error instanceof RetryRequest) {
     const cause = error.options.cause;
-    if (retries >= maxRetries) return { retry: false, error: cause ?? new MaxRetriesExceededError(input.taskName, retries) };
-    const delay = error.options.countdown !== undefined ? toMilliseconds(error.options.countdown, 'retry countdown') : backoffDelay(options, retries + 1, input.random);
+    if (retries >= maxRetries)
+      return { retry: false, error: cause ?? new MaxRetriesExceededError(input.taskName, retries) };
+    const delay =
+      error.options.countdown !== undefined
+        ? toMilliseconds(error.options.countdown, 'retry countdown')
+        : backoffDelay(options, retries + 1, input.random);
     return { retry: true, delay, error: cause ?? error };
   }
   if (input.final || retries >= maxRetries || !matches(options.autoretryFor, error)) return { retry: false, error };
@@ -33,12 +37,16 @@ export function decideRetry(input: RetryInput): RetryDecision {
 }
 
 /** The delay before retry number `attempt` (1 for the first retry). */
-export function backoffDelay(options: Readonly<TaskOptions>, attempt: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  options: Readonly<TaskOptions>,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const base = toMilliseconds(options.retryDelay ?? TASK_DEFAULTS.retryDelay, 'retryDelay');
   const cap = toMilliseconds(options.backoffMax ?? TASK_DEFAULTS.backoffMax, 'backoffMax');
   const raw = (options.backoff ?? TASK_DEFAULTS.backoff) === 'exponential' ? base * 2 ** (attempt - 1) : base;
   const delay = Math.min(raw, cap);
-  return options.jitter ?? TASK_DEFAULTS.jitter ? Math.round(random() * delay) : delay;
+  return (options.jitter ?? TASK_DEFAULTS.jitter) ? Math.round(random() * delay) : delay;
 }
 
 function matches(matchers: readonly ErrorMatcher[] | undefined, error: unknown): boolean {

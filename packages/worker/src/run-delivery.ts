@@ -2,8 +2,30 @@
  * Takes one delivery from reservation to its end: decode, refuse what must not run (bad signature,
  * revoked, expired, unknown task), run, then store the outcome and ack, retry or dead-letter.
  */
-import { CeleriacError, InvalidMessageError, RecordsRefusedError, UnknownTaskError, WorkerLostError, type Delivery, type EventError, type Failure, type RemoteError, type StoreEntry, type TaskRecord, type TaskState } from '@celeriac/core';
-import { continueFlow, logsAt, failFlow, type FlowContext, optionalMilliseconds, toRemoteError, type TaskDefinition, type TaskMessage } from '@celeriac/core/internal';
+import {
+  CeleriacError,
+  InvalidMessageError,
+  RecordsRefusedError,
+  UnknownTaskError,
+  WorkerLostError,
+  type Delivery,
+  type EventError,
+  type Failure,
+  type RemoteError,
+  type StoreEntry,
+  type TaskRecord,
+  type TaskState,
+} from '@celeriac/core';
+import {
+  continueFlow,
+  logsAt,
+  failFlow,
+  type FlowContext,
+  optionalMilliseconds,
+  toRemoteError,
+  type TaskDefinition,
+  type TaskMessage,
+} from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
 import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
@@ -20,7 +42,10 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Run
     if (!(error instanceof RecordsRefusedError)) throw error;
     // The backend would refuse the record again on every re-run: dead-letter the task now.
     const reason = `result not stored: ${error.refused.get(delivery.id)?.message ?? error.message}`;
-    run.logger.error({ id: delivery.id, queue: delivery.queue, error: toRemoteError(error) }, `Dead-lettering task ${delivery.id}: ${reason}`);
+    run.logger.error(
+      { id: delivery.id, queue: delivery.queue, error: toRemoteError(error) },
+      `Dead-lettering task ${delivery.id}: ${reason}`,
+    );
     await run.broker.deadLetter(delivery, reason);
     rejected(run, delivery, undefined, reason);
   } finally {
@@ -33,13 +58,21 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   const tooLarge = oversized(delivery.body, app.options.maxMessageSize);
   if (tooLarge !== undefined) {
     const reason = `message too large: ${tooLarge} bytes, over maxMessageSize (${app.options.maxMessageSize} bytes)`;
-    logger.error({ id: delivery.id, queue: delivery.queue, size: tooLarge }, `Dead-lettering message ${delivery.id}: ${reason}`);
+    logger.error(
+      { id: delivery.id, queue: delivery.queue, size: tooLarge },
+      `Dead-lettering message ${delivery.id}: ${reason}`,
+    );
     await run.broker.deadLetter(delivery, reason);
     rejected(run, delivery, undefined, reason);
     // Unread, it is unverified: with a secret set, it must not write over a real task's record.
     if (app.options.secret === undefined) {
-      const error = new CeleriacError('CELERIAC_MESSAGE_TOO_LARGE', `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was not run.`);
-      await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
+      const error = new CeleriacError(
+        'CELERIAC_MESSAGE_TOO_LARGE',
+        `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was not run.`,
+      );
+      await run.settler.store(
+        entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })),
+      );
     }
     return;
   }
@@ -48,16 +81,24 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     message = app.decode(delivery.body, delivery.id);
     // Records and acks go by the queued id: a message queued under another id would settle one
     // task's entry with another task's record (a signed one is refused as a replay in decode).
-    if (message.id !== delivery.id) throw new InvalidMessageError(`id must be the id it is queued under (${JSON.stringify(delivery.id)}), not ${JSON.stringify(message.id)}`);
+    if (message.id !== delivery.id)
+      throw new InvalidMessageError(
+        `id must be the id it is queued under (${JSON.stringify(delivery.id)}), not ${JSON.stringify(message.id)}`,
+      );
   } catch (error) {
-    const reason = error instanceof InvalidMessageError ? `invalid message: ${error.problem}` : `undecodable message: ${(error as Error).message}`;
+    const reason =
+      error instanceof InvalidMessageError
+        ? `invalid message: ${error.problem}`
+        : `undecodable message: ${(error as Error).message}`;
     logger.error({ id: delivery.id, queue: delivery.queue }, `Dead-lettering message ${delivery.id}: ${reason}`);
     await run.broker.deadLetter(delivery, reason);
     rejected(run, delivery, undefined, reason);
     // A forged or replayed message must not be able to write over a real task's record.
     const code = (error as CeleriacError).code;
     if (code !== 'CELERIAC_BAD_SIGNATURE' && code !== 'CELERIAC_SIGNATURE_EXPIRED') {
-      await run.settler.store(entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })));
+      await run.settler.store(
+        entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })),
+      );
     }
     return;
   }
@@ -68,7 +109,9 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   if (!definition) {
     const error = new UnknownTaskError(message.task);
     logger.error({ id: message.id, task: message.task }, error.message);
-    await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })));
+    await run.settler.store(
+      entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })),
+    );
     if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: toRemoteError(error) });
     await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
     rejected(run, delivery, message, `unknown task ${message.task}`);
@@ -94,27 +137,56 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     deliveries: delivery.deliveries,
     maxRetries,
     stop,
-    softTimeLimit: message.softTimeLimit ?? optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit') ?? run.limits.softTimeLimit,
-    timeLimit: message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
+    softTimeLimit:
+      message.softTimeLimit ??
+      optionalMilliseconds(definition.options.softTimeLimit, 'softTimeLimit') ??
+      run.limits.softTimeLimit,
+    timeLimit:
+      message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
     onStart: () => {
       // Only the record waits to be built (most tasks end before it is needed); anything that can
       // throw, such as a message's invalid resultTtl, runs now, where the run can report it.
       const startedAt = Date.now();
       const ttl = ttlOf(run, message);
       run.settler.started(message.id, () =>
-        withReply({ record: record(message.id, 'STARTED', { task: message.task, retries: message.retries, meta: { hostname: run.hostname, pid: process.pid }, date: startedAt }), ttl }, message),
+        withReply(
+          {
+            record: record(message.id, 'STARTED', {
+              task: message.task,
+              retries: message.retries,
+              meta: { hostname: run.hostname, pid: process.pid },
+              date: startedAt,
+            }),
+            ttl,
+          },
+          message,
+        ),
       );
-      if (run.events.enabled) run.events.emit({ type: 'task-started', ...run.events.of(message), ...optional('args', run.events.payload(message.args)) });
-      if (logsAt(logger, 'info')) logger.info({ id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries }, `Task ${message.task}[${message.id}] started`);
+      if (run.events.enabled)
+        run.events.emit({
+          type: 'task-started',
+          ...run.events.of(message),
+          ...optional('args', run.events.payload(message.args)),
+        });
+      if (logsAt(logger, 'info'))
+        logger.info(
+          { id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries },
+          `Task ${message.task}[${message.id}] started`,
+        );
     },
     report: (state: TaskState, meta: unknown) => {
       if (finished) return Promise.resolve();
       run.events.emit({ type: 'task-progress', ...run.events.of(message), state });
-      const stored = run.settler.store(entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })));
+      const stored = run.settler.store(
+        entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })),
+      );
       // Tasks often call progress() without awaiting it: a failed store is logged here, so it never
       // becomes an unhandled rejection (which would end the process); a caller that awaits still sees it.
       stored.catch((error: unknown) => {
-        logger.warn({ id: message.id, task: message.task, state, error: toRemoteError(error) }, `Task ${message.task}[${message.id}] could not store its ${state} state`);
+        logger.warn(
+          { id: message.id, task: message.task, state, error: toRemoteError(error) },
+          `Task ${message.task}[${message.id}] could not store its ${state} state`,
+        );
       });
       return stored;
     },
@@ -144,42 +216,84 @@ async function settle(
     case 'success': {
       const ignore = message.ignoreResult ?? definition.options.ignoreResult ?? false;
       const passed = !ignore && outcome.json !== undefined;
-      const entry = entryFor(run, message, record(message.id, 'SUCCESS', ignore || passed ? base : { ...base, result: outcome.value }));
+      const entry = entryFor(
+        run,
+        message,
+        record(message.id, 'SUCCESS', ignore || passed ? base : { ...base, result: outcome.value }),
+      );
       // A pool child's JSON text goes to the backend as it is.
       if (passed) entry.resultJson = outcome.json;
       if (run.events.enabled) {
         // A pool child's result is JSON text: decoded for the event only when events carry payloads.
         const payload = ignore || !run.events.payloads ? undefined : run.events.payload(successValue(outcome));
-        run.events.emit({ type: 'task-succeeded', ...run.events.of(message), runtime: duration, ...optional('result', payload) });
+        run.events.emit({
+          type: 'task-succeeded',
+          ...run.events.of(message),
+          runtime: duration,
+          ...optional('result', payload),
+        });
       }
-      await settleStep(run, delivery, message, entry, (context) => continueFlow(context, message, successValue(outcome)));
-      if (logsAt(logger, 'info')) logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
+      await settleStep(run, delivery, message, entry, (context) =>
+        continueFlow(context, message, successValue(outcome)),
+      );
+      if (logsAt(logger, 'info'))
+        logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;
     }
     case 'retry': {
       // Signed again with the time it is due again, so a retry stays inside the replay window.
       const body = app.encode({ ...message, retries: message.retries + 1, eta: Date.now() + outcome.delay });
-      run.events.emit({ type: 'task-retried', ...run.events.of(message), runtime: duration, error: brief(outcome.error), delay: outcome.delay });
-      await run.settler.store(entryFor(run, message, record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } })));
+      run.events.emit({
+        type: 'task-retried',
+        ...run.events.of(message),
+        runtime: duration,
+        error: brief(outcome.error),
+        delay: outcome.delay,
+      });
+      await run.settler.store(
+        entryFor(
+          run,
+          message,
+          record(message.id, 'RETRY', { ...base, error: outcome.error, meta: { countdown: outcome.delay } }),
+        ),
+      );
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
-      logger.info({ ...fields, state: 'RETRY', delay: outcome.delay }, `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`);
+      logger.info(
+        { ...fields, state: 'RETRY', delay: outcome.delay },
+        `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`,
+      );
       return;
     }
     case 'lost': {
       // Redelivered as a lost delivery: bounded by maxDeliveries, then dead-lettered.
       run.settler.dropStarted(message.id);
-      const dead = (await run.broker.requeueLost(delivery, `${outcome.error.name}: ${outcome.error.message}`)) === 'dead';
-      logger.error({ ...fields, state: dead ? 'FAILURE' : 'REDELIVERED', error: outcome.error }, `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`);
+      const dead =
+        (await run.broker.requeueLost(delivery, `${outcome.error.name}: ${outcome.error.message}`)) === 'dead';
+      logger.error(
+        { ...fields, state: dead ? 'FAILURE' : 'REDELIVERED', error: outcome.error },
+        `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`,
+      );
       if (dead) {
         rejected(run, delivery, message, `${outcome.error.name}: ${outcome.error.message}`);
-        await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })));
+        await run.settler.store(
+          entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })),
+        );
         if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: outcome.error });
       }
       return;
     }
     case 'failure':
-      run.events.emit({ type: 'task-failed', ...run.events.of(message), runtime: duration, error: brief(outcome.error) });
-      await fail(run, delivery, message, outcome.error, base, { task: message.task, error: outcome.error, attempts: message.retries + 1 });
+      run.events.emit({
+        type: 'task-failed',
+        ...run.events.of(message),
+        runtime: duration,
+        error: brief(outcome.error),
+      });
+      await fail(run, delivery, message, outcome.error, base, {
+        task: message.task,
+        error: outcome.error,
+        attempts: message.retries + 1,
+      });
       logger.error({ ...fields, state: 'FAILURE', error: outcome.error }, `Task ${message.task}[${message.id}] failed`);
       return;
   }
@@ -189,7 +303,14 @@ async function settle(
  * Stores a step's final record and acks it. With a workflow, the record is stored, then `moveOn`
  * starts (or settles) what follows, then the step is acked: a crash in between re-runs the step.
  */
-async function settleStep(run: RunContext, delivery: Delivery, message: TaskMessage, entry: StoreEntry, moveOn: (context: FlowContext) => Promise<void>, failure?: Failure): Promise<void> {
+async function settleStep(
+  run: RunContext,
+  delivery: Delivery,
+  message: TaskMessage,
+  entry: StoreEntry,
+  moveOn: (context: FlowContext) => Promise<void>,
+  failure?: Failure,
+): Promise<void> {
   if (!message.flow) return run.settler.finish(delivery, entry, failure);
   await run.settler.store(entry);
   await moveOn(flowContext(run));
@@ -200,17 +321,36 @@ async function settleStep(run: RunContext, delivery: Delivery, message: TaskMess
  * Stores a FAILURE, settles the workflow steps that will not run, and acks (with `failure`, into the
  * failed-task registry).
  */
-function fail(run: RunContext, delivery: Delivery, message: TaskMessage, error: RemoteError, fields: Partial<TaskRecord>, failure?: Failure): Promise<void> {
+function fail(
+  run: RunContext,
+  delivery: Delivery,
+  message: TaskMessage,
+  error: RemoteError,
+  fields: Partial<TaskRecord>,
+  failure?: Failure,
+): Promise<void> {
   const entry = entryFor(run, message, record(message.id, 'FAILURE', { ...fields, error }));
-  return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'FAILURE', error }), failure);
+  return settleStep(
+    run,
+    delivery,
+    message,
+    entry,
+    (context) => failFlow(context, message, { state: 'FAILURE', error }),
+    failure,
+  );
 }
 
 function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
-  run.logger.info({ id: message.id, task: message.task, reason }, `Task ${message.task}[${message.id}] not run: ${reason}`);
+  run.logger.info(
+    { id: message.id, task: message.task, reason },
+    `Task ${message.task}[${message.id}] not run: ${reason}`,
+  );
   if (reason === 'expired') run.events.emit({ type: 'task-expired', ...run.events.of(message) });
   else run.events.emit({ type: 'task-revoked', ...run.events.of(message), reason });
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
-  return settleStep(run, delivery, message, entry, (context) => failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }));
+  return settleStep(run, delivery, message, entry, (context) =>
+    failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }),
+  );
 }
 
 /**
@@ -223,7 +363,11 @@ export async function handBackRunning(run: RunContext, delivery: Delivery): Prom
   if ((await run.broker.requeueLost(delivery, why)) !== 'dead') return;
   const message = run.app.decodeOrUndefined(delivery.body);
   const max = run.app.options.maxDeliveries;
-  const error = toRemoteError(new WorkerLostError(`Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`));
+  const error = toRemoteError(
+    new WorkerLostError(
+      `Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`,
+    ),
+  );
   run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);
   rejected(run, delivery, message, why);
   await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
@@ -251,7 +395,11 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 }
 
 function flowContext(run: RunContext): FlowContext {
-  return { app: run.app, store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined), ttlOf: (message) => ttlOf(run, message) };
+  return {
+    app: run.app,
+    store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined),
+    ttlOf: (message) => ttlOf(run, message),
+  };
 }
 
 /**
@@ -282,4 +430,3 @@ function withReply(entry: StoreEntry, message: TaskMessage | undefined): StoreEn
   if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
   return entry;
 }
-

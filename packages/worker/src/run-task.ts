@@ -40,7 +40,8 @@ export async function runTask(job: TaskRun, codec: Codec, onHookError: HookError
     try {
       codec.assertSerializable(result.value, () => `the result of ${message.task}`);
       // Most tasks have no hooks: a call through callHook would still cost a promise per run.
-      if (options.onSuccess) await callHook('onSuccess', onHookError, () => options.onSuccess?.(result.value, message.id));
+      if (options.onSuccess)
+        await callHook('onSuccess', onHookError, () => options.onSuccess?.(result.value, message.id));
       return { kind: 'success', value: result.value };
     } catch (serializationError) {
       // It would fail the same way again: not worth a retry.
@@ -50,7 +51,14 @@ export async function runTask(job: TaskRun, codec: Codec, onHookError: HookError
   } else {
     error = result.error;
   }
-  const decision = decideRetry({ error, taskName: message.task, options, retries: message.retries, maxRetries: job.maxRetries, final });
+  const decision = decideRetry({
+    error,
+    taskName: message.task,
+    options,
+    retries: message.retries,
+    maxRetries: job.maxRetries,
+    final,
+  });
   if (decision.retry) {
     await callHook('onRetry', onHookError, () => options.onRetry?.(decision.error, message.id));
     return { kind: 'retry', delay: decision.delay, error: describeError(decision.error, codec) };
@@ -59,7 +67,11 @@ export async function runTask(job: TaskRun, codec: Codec, onHookError: HookError
   return { kind: 'failure', error: describeError(decision.error, codec) };
 }
 
-async function callHook(hook: string, onHookError: HookErrorHandler, call: () => void | Promise<void> | undefined): Promise<void> {
+async function callHook(
+  hook: string,
+  onHookError: HookErrorHandler,
+  call: () => void | Promise<void> | undefined,
+): Promise<void> {
   try {
     await call();
   } catch (error) {

@@ -7,7 +7,15 @@
  * STARTED record waits a few milliseconds: a task that ends sooner
  * never needs it, which halves the writes of short tasks.
  */
-import { RecordsRefusedError, type Broker, type CeleriacEvent, type Delivery, type Failure, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import {
+  RecordsRefusedError,
+  type Broker,
+  type CeleriacEvent,
+  type Delivery,
+  type Failure,
+  type ResultBackend,
+  type StoreEntry,
+} from '@celeriac/core';
 import { isReadyState } from '@celeriac/core/internal';
 import { nextTurn } from './next-turn';
 

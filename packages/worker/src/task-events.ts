@@ -7,7 +7,11 @@ import { eventPayloadOf, type TaskMessage } from '@celeriac/core/internal';
 import type { WorkerApp } from './worker-app';
 
 /** A task event without what the worker adds (when and where). */
-export type TaskEventInput = TaskEvent extends infer E ? (E extends TaskEvent ? Omit<E, 'timestamp' | 'hostname' | 'pid'> : never) : never;
+export type TaskEventInput = TaskEvent extends infer E
+  ? E extends TaskEvent
+    ? Omit<E, 'timestamp' | 'hostname' | 'pid'>
+    : never
+  : never;
 
 /** Builds and hands over task events. */
 export class TaskEvents {
@@ -27,7 +31,10 @@ export class TaskEvents {
   }
 
   /** The fields naming a task, from its message or, when it did not decode, its delivery. */
-  of(message: TaskMessage | undefined, delivery?: Pick<Delivery, 'id' | 'queue'>): { taskId: string; task?: string; queue: string; retries?: number } {
+  of(
+    message: TaskMessage | undefined,
+    delivery?: Pick<Delivery, 'id' | 'queue'>,
+  ): { taskId: string; task?: string; queue: string; retries?: number } {
     if (message) return { taskId: message.id, task: message.task, queue: message.queue, retries: message.retries };
     return { taskId: delivery?.id ?? '', queue: delivery?.queue ?? '' };
   }

@@ -1,5 +1,13 @@
 /** What a worker needs from its app: the app's runtime (`runtimeOf(app)`) provides it. */
-import type { Broker, CanvasNode, CeleriacEvent, Codec, Duration, ResolvedAppOptions, ResultBackend } from '@celeriac/core';
+import type {
+  Broker,
+  CanvasNode,
+  CeleriacEvent,
+  Codec,
+  Duration,
+  ResolvedAppOptions,
+  ResultBackend,
+} from '@celeriac/core';
 import type { Closeable, LaunchOptions, TaskMessage, TaskRegistry } from '@celeriac/core/internal';
 
 /** The parts of an app a worker uses. */

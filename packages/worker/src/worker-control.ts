@@ -96,7 +96,8 @@ export class WorkerControl {
       case 'pool-grow':
       case 'pool-shrink': {
         const n = Number(request.argument);
-        if (!Number.isInteger(n) || n < 1) throw new Error(`${request.command} needs a positive count, got ${String(request.argument)}`);
+        if (!Number.isInteger(n) || n < 1)
+          throw new Error(`${request.command} needs a positive count, got ${String(request.argument)}`);
         const size = Math.max(1, worker.concurrency() + (request.command === 'pool-grow' ? n : -n));
         await worker.resize(size);
         this.logger.info({ concurrency: size }, `Concurrency changed to ${size} over the control channel`);

@@ -8,8 +8,24 @@
  * - closing: no new reservations; running tasks get `shutdownTimeout` to finish, then their signals
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  */
-import { CeleriacError, type Broker, type CeleriacCore, type Delivery, type HeldTask, type Revocation, type WorkerEvent } from '@celeriac/core';
-import { clearLongTimeout, runtimeOf, setLongTimeout, terminationOf, toRemoteError, type Closeable, type LongTimeout } from '@celeriac/core/internal';
+import {
+  CeleriacError,
+  type Broker,
+  type CeleriacCore,
+  type Delivery,
+  type HeldTask,
+  type Revocation,
+  type WorkerEvent,
+} from '@celeriac/core';
+import {
+  clearLongTimeout,
+  runtimeOf,
+  setLongTimeout,
+  terminationOf,
+  toRemoteError,
+  type Closeable,
+  type LongTimeout,
+} from '@celeriac/core/internal';
 import { Heartbeat } from './heartbeat';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
@@ -114,7 +130,10 @@ export class Worker implements Closeable {
   /** Connects, loads revocations, and starts reserving tasks. Resolves once the worker is consuming. */
   async start(): Promise<void> {
     if (this.stateValue !== 'idle') {
-      throw new CeleriacError('CELERIAC_INVALID_STATE', `This worker is ${this.stateValue}; a worker starts once. Create a new one with app.worker().`);
+      throw new CeleriacError(
+        'CELERIAC_INVALID_STATE',
+        `This worker is ${this.stateValue}; a worker starts once. Create a new one with app.worker().`,
+      );
     }
     this.stateValue = 'running';
     const { broker, backend, options } = this.app;
@@ -173,7 +192,10 @@ export class Worker implements Closeable {
     this.control = new WorkerControl(broker, this.controlled(started), this.options.logger);
     await this.control.start();
     this.loop = this.fetchLoop();
-    this.options.logger.info({ queues: this.options.queues, concurrency: this.options.concurrency }, `Worker ${this.options.hostname} started`);
+    this.options.logger.info(
+      { queues: this.options.queues, concurrency: this.options.concurrency },
+      `Worker ${this.options.hostname} started`,
+    );
   }
 
   /**
@@ -209,7 +231,8 @@ export class Worker implements Closeable {
       try {
         // After a short batch from a single queue, that queue is empty: wait for work right away
         // (the wait reserves the moment it ends) instead of asking again first.
-        const skipAsking: boolean = (drained || broker.drained?.(queues) === true) && queues.length === 1 && broker.waitAndReserve !== undefined;
+        const skipAsking: boolean =
+          (drained || broker.drained?.(queues) === true) && queues.length === 1 && broker.waitAndReserve !== undefined;
         let deliveries: Delivery[] = skipAsking || queues.length === 0 ? [] : await broker.reserve(queues, room);
         if (deliveries.length === 0) {
           // Let tasks that end in this tick settle first: their writes are on a caller's critical path.
@@ -290,7 +313,10 @@ export class Worker implements Closeable {
     entry.started = Date.now();
     entry.done = runDelivery(this.runContext, delivery, stop)
       .catch((error: unknown) => {
-        this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Settling a task failed; its lease will bring it back');
+        this.options.logger.error(
+          { id: delivery.id, error: toRemoteError(error) },
+          'Settling a task failed; its lease will bring it back',
+        );
       })
       // A pool child may give a job back at shutdown later than the take-back waited for.
       .then(() => (stop.abandoned ? this.handBack(entry) : undefined))
@@ -316,9 +342,14 @@ export class Worker implements Closeable {
     if (entry.handedBack) return;
     entry.handedBack = true;
     const { delivery, stop } = entry;
-    await (stop.started ? handBackRunning(this.runContext, delivery) : this.broker.requeue(delivery)).catch((error: unknown) => {
-      this.options.logger.error({ id: delivery.id, error: toRemoteError(error) }, 'Handing a task back to its queue failed; its lease will bring it back');
-    });
+    await (stop.started ? handBackRunning(this.runContext, delivery) : this.broker.requeue(delivery)).catch(
+      (error: unknown) => {
+        this.options.logger.error(
+          { id: delivery.id, error: toRemoteError(error) },
+          'Handing a task back to its queue failed; its lease will bring it back',
+        );
+      },
+    );
   }
 
   /** What the control channel reads and changes. */
@@ -326,7 +357,14 @@ export class Worker implements Closeable {
     const held = (entries: Iterable<Running>): HeldTask[] =>
       [...entries].map(({ delivery, started: at }) => {
         const message = this.app.decodeOrUndefined(delivery.body);
-        return { id: delivery.id, name: message?.task ?? '?', queue: delivery.queue, args: argsPreview(message?.args), deliveries: delivery.deliveries, ...(at === undefined ? {} : { started: at }) };
+        return {
+          id: delivery.id,
+          name: message?.task ?? '?',
+          queue: delivery.queue,
+          args: argsPreview(message?.args),
+          deliveries: delivery.deliveries,
+          ...(at === undefined ? {} : { started: at }),
+        };
       });
     return {
       hostname: this.options.hostname,
@@ -401,12 +439,23 @@ export class Worker implements Closeable {
     }
     if (unstarted.length > 0) logger.info({ count: unstarted.length }, 'Handing prefetched tasks back to the queue');
     const unanswered = held.filter((entry) => entry.stop.inChild).length;
-    if (unanswered > 0) logger.info({ count: unanswered }, 'Tasks queued in busy pool children go back to the queue once their child gives them back');
+    if (unanswered > 0)
+      logger.info(
+        { count: unanswered },
+        'Tasks queued in busy pool children go back to the queue once their child gives them back',
+      );
     await Promise.all(unstarted.map((entry) => this.handBack(entry)));
-    const finished = await waitAll([...this.running.values()].map((run) => run.done), shutdownTimeout, this.forced.signal);
+    const finished = await waitAll(
+      [...this.running.values()].map((run) => run.done),
+      shutdownTimeout,
+      this.forced.signal,
+    );
     if (!finished) {
       const left = [...this.running.values()];
-      logger.warn({ ids: left.map((run) => run.delivery.id) }, `Shutdown timeout: handing ${left.length} running task(s) back to the queue`);
+      logger.warn(
+        { ids: left.map((run) => run.delivery.id) },
+        `Shutdown timeout: handing ${left.length} running task(s) back to the queue`,
+      );
       for (const run of left) run.stop.abandon(new Error('Worker shutting down; the task goes back to the queue'));
       // Their children die first: a job a child held must not begin after it went back to the queue.
       await this.runner.close({ force: true });

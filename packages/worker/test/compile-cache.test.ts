@@ -1,3 +1,4 @@
+import * as moduleNamespace from 'node:module';
 import { enableCompileCacheIfAvailable, hasCompileCache } from '../src/pool/compile-cache';
 
 describe("pool children and Node's compile cache", () => {
@@ -11,8 +12,10 @@ describe("pool children and Node's compile cache", () => {
   });
 
   it('turns it on, or reports it off, as this Node allows', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const available = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-    expect(enableCompileCacheIfAvailable(process.versions.node)).toBe(available && hasCompileCache(process.versions.node));
+    const nodeModule = moduleNamespace as { enableCompileCache?: unknown };
+    const available = typeof nodeModule.enableCompileCache === 'function';
+    expect(enableCompileCacheIfAvailable(process.versions.node)).toBe(
+      available && hasCompileCache(process.versions.node),
+    );
   });
 });

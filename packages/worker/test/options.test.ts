@@ -9,7 +9,10 @@ describe('resolveWorkerOptions', () => {
   });
 
   it('takes given values, durations as strings', () => {
-    const resolved = resolveWorkerOptions({ queues: ['a', 'b'], concurrency: 3, shutdownTimeout: '2s', hostname: 'w1' }, 'main');
+    const resolved = resolveWorkerOptions(
+      { queues: ['a', 'b'], concurrency: 3, shutdownTimeout: '2s', hostname: 'w1' },
+      'main',
+    );
     expect(resolved).toMatchObject({ queues: ['a', 'b'], concurrency: 3, shutdownTimeout: 2_000, hostname: 'w1' });
   });
 
@@ -20,6 +23,8 @@ describe('resolveWorkerOptions', () => {
     [{ queues: [] }, 'queues'],
     [{ pool: 'threads' as never }, 'pool'],
   ])('refuses %p with CELERIAC_INVALID_OPTION naming %s', (options, name) => {
-    expect(() => resolveWorkerOptions(options, 'main')).toThrow(expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining(name) }));
+    expect(() => resolveWorkerOptions(options, 'main')).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining(name) }),
+    );
   });
 });

@@ -8,7 +8,11 @@ function collect(): { packets: unknown[]; reader: PacketReader } {
 describe('the pool pipe: one JSON packet per line', () => {
   it('reassembles packets that the pipe split, joined, or cut inside a multi-byte character', () => {
     const { packets, reader } = collect();
-    const sent = [{ type: 'ready', pid: 1 }, [{ type: 'run', body: 'line\nbreak' }, { type: 'abort' }], { type: 'done', value: 'héllo ✓ 🥬' }];
+    const sent = [
+      { type: 'ready', pid: 1 },
+      [{ type: 'run', body: 'line\nbreak' }, { type: 'abort' }],
+      { type: 'done', value: 'héllo ✓ 🥬' },
+    ];
     const bytes = Buffer.from(sent.map(encodePacket).join(''));
     // Every split point, including the middle of the emoji's four bytes.
     for (let cut = 0; cut <= bytes.length; cut += 1) {

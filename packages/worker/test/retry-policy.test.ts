@@ -29,7 +29,9 @@ describe('backoffDelay', () => {
   });
 
   it('refuses a malformed retryDelay, naming it', () => {
-    expect(() => backoffDelay({ retryDelay: 'soon' as never }, 1)).toThrow(expect.objectContaining({ message: expect.stringContaining('retryDelay') }));
+    expect(() => backoffDelay({ retryDelay: 'soon' as never }, 1)).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('retryDelay') }),
+    );
   });
 });
 
@@ -75,7 +77,11 @@ describe('decideRetry', () => {
     const request = new RetryRequest({ countdown: '2s' });
     expect(decideRetry(input(request, { options }))).toEqual({ retry: true, delay: 2_000, error: request });
     const cause = new Error('upstream');
-    expect(decideRetry(input(new RetryRequest({ cause }), { options, retries: 1 }))).toEqual({ retry: true, delay: 10, error: cause });
+    expect(decideRetry(input(new RetryRequest({ cause }), { options, retries: 1 }))).toEqual({
+      retry: true,
+      delay: 10,
+      error: cause,
+    });
   });
 
   it('fails a retry() past the limit with MaxRetriesExceededError, or with its cause', () => {

@@ -12,11 +12,16 @@ describe('settling a batch with a record Redis refuses', () => {
   beforeEach(() => (fixture = new RedisFixture('settle-batch')));
   afterEach(() => fixture.cleanup());
 
-  const success = (id: string, ttl: number): StoreEntry => ({ record: { id, state: 'SUCCESS', task: 't', result: id, date: Date.now() }, ttl });
+  const success = (id: string, ttl: number): StoreEntry => ({
+    record: { id, state: 'SUCCESS', task: 't', result: id, date: Date.now() },
+    ttl,
+  });
 
   it('stores and acks the good tasks of the batch and fails only the task with the bad record', async () => {
     const app = fixture.app();
-    await app.broker.publish(['good', 'bad', 'other'].map((id) => ({ id, queue: 'default', priority: 0, idempotent: false, body: '{}' })));
+    await app.broker.publish(
+      ['good', 'bad', 'other'].map((id) => ({ id, queue: 'default', priority: 0, idempotent: false, body: '{}' })),
+    );
     const deliveries = new Map((await app.broker.reserve(['default'], 3)).map((delivery) => [delivery.id, delivery]));
     const settler = new Settler(app.backend, app.broker);
     const outcomes = await Promise.allSettled([
@@ -28,7 +33,11 @@ describe('settling a batch with a record Redis refuses', () => {
     const refused = (outcomes[1] as PromiseRejectedResult).reason as RecordsRefusedError;
     expect(refused).toBeInstanceOf(RecordsRefusedError);
     expect([...refused.refused.keys()]).toEqual(['bad']);
-    await expect(app.backend.getMany(['good', 'bad', 'other'])).resolves.toEqual([expect.objectContaining({ state: 'SUCCESS' }), undefined, expect.objectContaining({ state: 'SUCCESS' })]);
+    await expect(app.backend.getMany(['good', 'bad', 'other'])).resolves.toEqual([
+      expect.objectContaining({ state: 'SUCCESS' }),
+      undefined,
+      expect.objectContaining({ state: 'SUCCESS' }),
+    ]);
     // The bad task keeps its lease (its worker decides what becomes of it); the others are acked.
     await expect(app.broker.stats('default')).resolves.toMatchObject({ active: 1 });
   });
@@ -37,8 +46,14 @@ describe('settling a batch with a record Redis refuses', () => {
     const keys = new KeySpace(fixture.prefix);
     const redis = fixture.redis();
     const app = fixture.app();
-    const client = (app.backend as unknown as { connection: { client: Parameters<typeof runScript>[0] } }).connection.client;
-    const refused = await runScript<Array<number | string>>(client, 'storeRecords', [keys.result('x'), keys.result('y'), keys.result('z')], ['x', 60_000, 'y', '100000000000000000000', 'z', 60_000]);
+    const client = (app.backend as unknown as { connection: { client: Parameters<typeof runScript>[0] } }).connection
+      .client;
+    const refused = await runScript<Array<number | string>>(
+      client,
+      'storeRecords',
+      [keys.result('x'), keys.result('y'), keys.result('z')],
+      ['x', 60_000, 'y', '100000000000000000000', 'z', 60_000],
+    );
     expect(refused).toEqual([2, expect.stringMatching(/ERR/)]);
     await expect(redis.mget(keys.result('x'), keys.result('y'), keys.result('z'))).resolves.toEqual(['x', null, 'z']);
   });

@@ -1,4 +1,13 @@
-import { Codec, MemoryBackend, MemoryBroker, type Broker, type CeleriacEvent, type Delivery, type ResultBackend, type StoreEntry } from '@celeriac/core';
+import {
+  Codec,
+  MemoryBackend,
+  MemoryBroker,
+  type Broker,
+  type CeleriacEvent,
+  type Delivery,
+  type ResultBackend,
+  type StoreEntry,
+} from '@celeriac/core';
 import { Settler } from '../src/settler';
 
 /** The memory broker and backend, with their store and ack calls logged and the store held at a gate. */
@@ -10,7 +19,12 @@ function setUp() {
     openGate = resolve;
     failStore = reject;
   });
-  const broker = new MemoryBroker({ prefix: 'settler-test', visibilityTimeout: 30_000, maxDeliveries: 5, revokeTtl: 60_000 });
+  const broker = new MemoryBroker({
+    prefix: 'settler-test',
+    visibilityTimeout: 30_000,
+    maxDeliveries: 5,
+    revokeTtl: 60_000,
+  });
   const memoryBackend = new MemoryBackend(new Codec());
   const backend = Object.assign(Object.create(memoryBackend) as ResultBackend, {
     async store(entries: readonly StoreEntry[]) {
@@ -31,7 +45,9 @@ function setUp() {
 }
 
 async function reserveTwo(broker: MemoryBroker): Promise<Delivery[]> {
-  await broker.publish(['a', 'b'].map((id) => ({ id, queue: 'q', priority: 0, idempotent: false, body: `{"id":"${id}"}` })));
+  await broker.publish(
+    ['a', 'b'].map((id) => ({ id, queue: 'q', priority: 0, idempotent: false, body: `{"id":"${id}"}` })),
+  );
   return broker.reserve(['q'], 2);
 }
 
@@ -127,11 +143,20 @@ describe('Settler', () => {
 
 describe('Settler: events and failed tasks', () => {
   function eventOf(taskId: string, type: 'task-started' | 'task-received'): CeleriacEvent {
-    return type === 'task-received' ? { type, taskId, task: 't', queue: 'q', timestamp: 1, delivery: 1 } : { type, taskId, task: 't', queue: 'q', timestamp: 1 };
+    return type === 'task-received'
+      ? { type, taskId, task: 't', queue: 'q', timestamp: 1, delivery: 1 }
+      : { type, taskId, task: 't', queue: 'q', timestamp: 1 };
   }
 
   function setUpLogged() {
-    const broker = new MemoryBroker({ prefix: 'settler-test', visibilityTimeout: 30_000, maxDeliveries: 5, revokeTtl: 60_000, failedTtl: 60_000, failedLimit: 10 });
+    const broker = new MemoryBroker({
+      prefix: 'settler-test',
+      visibilityTimeout: 30_000,
+      maxDeliveries: 5,
+      revokeTtl: 60_000,
+      failedTtl: 60_000,
+      failedLimit: 10,
+    });
     const memoryBackend = new MemoryBackend(new Codec());
     const calls: Array<{ records: string[]; events: string[] }> = [];
     const backend = Object.assign(Object.create(memoryBackend) as ResultBackend, {
@@ -153,8 +178,15 @@ describe('Settler: events and failed tasks', () => {
     // Events with no record to go with are written too (here by drain(); else after a short grace).
     settler.event(eventOf('b', 'task-received'));
     await settler.drain();
-    expect(calls).toEqual([{ records: ['a'], events: ['task-received', 'task-started'] }, { records: [], events: ['task-received'] }]);
-    expect((await memoryBackend.events.recent(10)).map((event) => event.type)).toEqual(['task-received', 'task-started', 'task-received']);
+    expect(calls).toEqual([
+      { records: ['a'], events: ['task-received', 'task-started'] },
+      { records: [], events: ['task-received'] },
+    ]);
+    expect((await memoryBackend.events.recent(10)).map((event) => event.type)).toEqual([
+      'task-received',
+      'task-started',
+      'task-received',
+    ]);
     await broker.close();
   });
 
@@ -163,7 +195,9 @@ describe('Settler: events and failed tasks', () => {
     const [first, second] = (await reserveTwo(broker)) as [Delivery, Delivery];
     const failure = { task: 't', error: { name: 'Error', message: 'boom' }, attempts: 1 };
     await Promise.all([settler.finish(first, success('a'), failure), settler.finish(second, success('b'))]);
-    expect((await broker.listFailed('q')).map((task) => ({ id: task.id, error: task.error }))).toEqual([{ id: 'a', error: failure.error }]);
+    expect((await broker.listFailed('q')).map((task) => ({ id: task.id, error: task.error }))).toEqual([
+      { id: 'a', error: failure.error },
+    ]);
     await expect(broker.stats('q')).resolves.toMatchObject({ active: 0, ready: 0 });
     await broker.close();
   });

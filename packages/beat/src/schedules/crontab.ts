@@ -40,7 +40,8 @@ class CronSchedule implements Schedule {
     private readonly expression: string,
     private readonly tz: string | undefined,
   ) {
-    this.spec = tz === undefined ? { kind: 'crontab' as const, expression } : { kind: 'crontab' as const, expression, tz };
+    this.spec =
+      tz === undefined ? { kind: 'crontab' as const, expression } : { kind: 'crontab' as const, expression, tz };
   }
 
   validate(): void {
@@ -87,14 +88,20 @@ class CronSchedule implements Schedule {
   private compile(): CronExpression | CeleriacErrorLike {
     const { expression, tz } = this;
     if (typeof expression !== 'string' || expression.length === 0) {
-      return invalidSchedule(`crontab() needs a cron expression such as '0 3 * * *', got ${JSON.stringify(expression)}.`);
+      return invalidSchedule(
+        `crontab() needs a cron expression such as '0 3 * * *', got ${JSON.stringify(expression)}.`,
+      );
     }
     const fields = expression.split(/\s+/).length;
     if (!expression.startsWith('@') && (fields < 5 || fields > 6)) {
-      return invalidSchedule(`Invalid cron expression "${expression}": it has ${fields} fields; use 5 (minute hour day-of-month month day-of-week) or 6 (seconds first).`);
+      return invalidSchedule(
+        `Invalid cron expression "${expression}": it has ${fields} fields; use 5 (minute hour day-of-month month day-of-week) or 6 (seconds first).`,
+      );
     }
     if (tz !== undefined && !isTimeZone(tz)) {
-      return invalidSchedule(`Unknown time zone "${tz}" for cron expression "${expression}". Use an IANA name such as 'Asia/Shanghai', 'Europe/Berlin' or 'UTC'.`);
+      return invalidSchedule(
+        `Unknown time zone "${tz}" for cron expression "${expression}". Use an IANA name such as 'Asia/Shanghai', 'Europe/Berlin' or 'UTC'.`,
+      );
     }
     try {
       // Loaded on first use: every process that loads an app (pool children too) would pay for it.

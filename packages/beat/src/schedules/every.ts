@@ -26,8 +26,10 @@ export function every(interval: Duration, options: EveryOptions = {}): Schedule 
     problem = (error as Error).message;
   }
   const anchor = options.anchor === undefined ? 0 : new Date(options.anchor).getTime();
-  if (problem === undefined && !(Number.isInteger(ms) && ms >= 1)) problem = `every() needs an interval of at least 1 ms in whole milliseconds, got ${JSON.stringify(interval)}.`;
-  if (problem === undefined && !Number.isFinite(anchor)) problem = `every() got an invalid anchor: ${String(options.anchor)}.`;
+  if (problem === undefined && !(Number.isInteger(ms) && ms >= 1))
+    problem = `every() needs an interval of at least 1 ms in whole milliseconds, got ${JSON.stringify(interval)}.`;
+  if (problem === undefined && !Number.isFinite(anchor))
+    problem = `every() got an invalid anchor: ${String(options.anchor)}.`;
   return new EverySchedule(ms, anchor, problem);
 }
 
@@ -77,7 +79,12 @@ class EverySchedule implements Schedule {
   }
 }
 
-const UNITS: ReadonlyArray<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+const UNITS: ReadonlyArray<[string, number]> = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+];
 
 /** `30000` → `'30s'`, `5400000` → `'90m'`: the largest unit that divides the interval. */
 function formatDuration(ms: number): string {

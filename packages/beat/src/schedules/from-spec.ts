@@ -14,16 +14,21 @@ export function scheduleFromSpec(spec: ScheduleSpec): Schedule {
   let schedule: Schedule | undefined;
   switch (data?.kind) {
     case 'crontab':
-      if (typeof data.expression === 'string' && (data.tz === undefined || typeof data.tz === 'string')) schedule = crontab(data.expression, { tz: data.tz });
+      if (typeof data.expression === 'string' && (data.tz === undefined || typeof data.tz === 'string'))
+        schedule = crontab(data.expression, { tz: data.tz });
       break;
     case 'every':
-      if (typeof data.every === 'number' && (data.anchor === undefined || typeof data.anchor === 'number')) schedule = every(data.every, { anchor: data.anchor });
+      if (typeof data.every === 'number' && (data.anchor === undefined || typeof data.anchor === 'number'))
+        schedule = every(data.every, { anchor: data.anchor });
       break;
     case 'at':
       if (typeof data.at === 'number') schedule = at(data.at);
       break;
   }
-  if (!schedule) throw invalidSchedule(`Not a schedule: ${JSON.stringify(spec)}. Expected { kind: 'crontab', expression, tz? }, { kind: 'every', every, anchor? } or { kind: 'at', at }.`);
+  if (!schedule)
+    throw invalidSchedule(
+      `Not a schedule: ${JSON.stringify(spec)}. Expected { kind: 'crontab', expression, tz? }, { kind: 'every', every, anchor? } or { kind: 'at', at }.`,
+    );
   schedule.validate();
   return schedule;
 }
@@ -44,7 +49,13 @@ export function toSchedule(input: ScheduleInput): Schedule {
 
 function isSchedule(value: unknown): value is Schedule {
   const candidate = value as Partial<Schedule> | null;
-  return typeof candidate === 'object' && candidate !== null && typeof candidate.next === 'function' && typeof candidate.validate === 'function' && typeof candidate.spec === 'object';
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.next === 'function' &&
+    typeof candidate.validate === 'function' &&
+    typeof candidate.spec === 'object'
+  );
 }
 
 function describe(value: unknown): string {

@@ -5,7 +5,15 @@
  */
 import { runtimeOf } from '@celeriac/core/internal';
 import { AsyncResult, CeleriacCore, MemoryBeatStore, type BeatStore } from '@celeriac/core';
-import { Beat, ManualClock, Scheduler, type BeatHost, type BeatLogger, type FiredSlot, type SchedulerOptions } from '@celeriac/beat';
+import {
+  Beat,
+  ManualClock,
+  Scheduler,
+  type BeatHost,
+  type BeatLogger,
+  type FiredSlot,
+  type SchedulerOptions,
+} from '@celeriac/beat';
 
 /** A scheduler that breaks at one send, for hand-over tests. */
 export interface FragileScheduler {
@@ -30,7 +38,12 @@ export interface FragileOptions extends SchedulerOptions {
 }
 
 /** A logger that drops everything (fragile schedulers log their failures). */
-export const silent: BeatLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silent: BeatLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 /** A view of `store` whose calls all fail while `cut.on`. */
 export function cutOff(store: BeatStore, cut: { on: boolean }): BeatStore {
@@ -38,7 +51,10 @@ export function cutOff(store: BeatStore, cut: { on: boolean }): BeatStore {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => (cut.on ? Promise.reject(new Error('connection lost')) : (value as (...params: unknown[]) => unknown).apply(target, args));
+      return (...args: unknown[]) =>
+        cut.on
+          ? Promise.reject(new Error('connection lost'))
+          : (value as (...params: unknown[]) => unknown).apply(target, args);
     },
   });
 }
@@ -110,7 +126,9 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
       resent,
       async start(options = {}) {
         const { store: own, ...rest } = options;
-        return started(new Scheduler(runtimeOf(app), own ?? store, () => beat.entriesInCode(), { lease: 3_000, clock, ...rest }));
+        return started(
+          new Scheduler(runtimeOf(app), own ?? store, () => beat.entriesInCode(), { lease: 3_000, clock, ...rest }),
+        );
       },
       async startFragile({ breakAt, dies = false, ...options }) {
         const cut = { on: false };
@@ -136,20 +154,34 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
               const never = new Promise<void>((_, reject) => hung.push(() => reject(new Error('the process died'))));
               return new AsyncResult(runtimeOf(app), id, { sent: never, taskName: name });
             }
-            if (cut.on) return new AsyncResult(runtimeOf(app), id, { sent: Promise.reject(new Error('connection lost')), taskName: name });
+            if (cut.on)
+              return new AsyncResult(runtimeOf(app), id, {
+                sent: Promise.reject(new Error('connection lost')),
+                taskName: name,
+              });
             const result = app.sendTask(name, args, call);
             void result.sent.then(() => published.push(id));
             return result;
           },
         };
-        const scheduler = new Scheduler(host, cutOff(store, cut), () => beat.entriesInCode(), { lease: 3_000, clock, logger: silent, ...options });
+        const scheduler = new Scheduler(host, cutOff(store, cut), () => beat.entriesInCode(), {
+          lease: 3_000,
+          clock,
+          logger: silent,
+          ...options,
+        });
         if (dies) settlers.set(scheduler, () => Promise.race([scheduler.idle(), broken]));
         await started(scheduler);
         return { scheduler, cut, published, broken };
       },
       async runQueued(queue = 'default') {
         const deliveries = await app.broker.reserve([queue], 10_000);
-        await app.backend.store(deliveries.map((delivery) => ({ record: { id: delivery.id, state: 'SUCCESS', task: 'tick', date: clock.now() }, ttl: 86_400_000 })));
+        await app.backend.store(
+          deliveries.map((delivery) => ({
+            record: { id: delivery.id, state: 'SUCCESS', task: 'tick', date: clock.now() },
+            ttl: 86_400_000,
+          })),
+        );
         await app.broker.ack(deliveries);
         return deliveries.map((delivery) => delivery.id).sort();
       },
@@ -178,4 +210,5 @@ export function useFakeBeat(start = '2024-05-01T10:00:30Z'): () => FakeBeat {
 export const t = (text: string): number => Date.parse(text);
 
 /** The slots' times of day (UTC, `hh:mm:ss`), for short expectations. */
-export const times = (slots: ReadonlyArray<{ slot: number }>): string[] => slots.map((fired) => new Date(fired.slot).toISOString().slice(11, 19));
+export const times = (slots: ReadonlyArray<{ slot: number }>): string[] =>
+  slots.map((fired) => new Date(fired.slot).toISOString().slice(11, 19));

@@ -14,7 +14,10 @@ export interface BeatApp {
 export function loadBeatAppOrExit(specifier: string, logger: Logger): BeatApp {
   const app = loadAppOrExit(specifier, logger) as unknown as Partial<BeatApp>;
   if (typeof app.beat?.scheduler !== 'function') {
-    logger.fatal({ module: specifier }, `The app in ${specifier} has no periodic tasks support (app.beat). Create it with \`new Celeriac(...)\` from the 'celeriac' package.`);
+    logger.fatal(
+      { module: specifier },
+      `The app in ${specifier} has no periodic tasks support (app.beat). Create it with \`new Celeriac(...)\` from the 'celeriac' package.`,
+    );
     process.exit(2);
   }
   return app as BeatApp;

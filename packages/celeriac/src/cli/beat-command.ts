@@ -21,7 +21,9 @@ interface BeatFlags {
 /** Adds the `beat` command (and its subcommands) to the program. */
 export function beatCommand(): Command {
   return new Command('beat')
-    .description('Fire the app\'s periodic tasks (run two or more for high availability), or list, add and remove entries at run time.')
+    .description(
+      "Fire the app's periodic tasks (run two or more for high availability), or list, add and remove entries at run time.",
+    )
     .addCommand(runCommand(), { isDefault: true })
     .addCommand(listEntriesCommand())
     .addCommand(addEntryCommand())
@@ -30,10 +32,16 @@ export function beatCommand(): Command {
 
 function runCommand(): Command {
   return new Command('run')
-    .description('Fire the periodic tasks until stopped (the default: `celeriac beat -A ./dist/tasks.js`); SIGTERM/SIGINT give the lease up.')
+    .description(
+      'Fire the periodic tasks until stopped (the default: `celeriac beat -A ./dist/tasks.js`); SIGTERM/SIGINT give the lease up.',
+    )
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app and its schedule')
-    .addOption(new Option('--lease <duration>', 'leader lease: a standby takes over at most this long after the leader died').argParser(duration).default(10_000, '10s'))
-    .option('--id <name>', 'this scheduler\'s name in the lease and logs (default: host:pid:random)')
+    .addOption(
+      new Option('--lease <duration>', 'leader lease: a standby takes over at most this long after the leader died')
+        .argParser(duration)
+        .default(10_000, '10s'),
+    )
+    .option('--id <name>', "this scheduler's name in the lease and logs (default: host:pid:random)")
     .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .option('--json-logs', 'log JSON lines instead of readable text')
     .action((flags: BeatFlags) => runBeat(flags));
@@ -62,5 +70,8 @@ async function runBeat(flags: BeatFlags): Promise<void> {
   );
   await startOrExit(logger, app, 'scheduler', () => scheduler.start());
   const entries = app.beat.entriesInCode().length;
-  logger.info({ scheduler: scheduler.id, state: scheduler.state, lease: flags.lease, entriesInCode: entries }, `Beat ${scheduler.id} ready`);
+  logger.info(
+    { scheduler: scheduler.id, state: scheduler.state, lease: flags.lease, entriesInCode: entries },
+    `Beat ${scheduler.id} ready`,
+  );
 }

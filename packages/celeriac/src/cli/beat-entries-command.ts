@@ -32,7 +32,9 @@ interface AddFlags {
 /** `celeriac beat list`. */
 export function listEntriesCommand(): Command {
   return new Command('list')
-    .description('List the entries (in code and added at run time) with their last and next slots, and the leading scheduler.')
+    .description(
+      'List the entries (in code and added at run time) with their last and next slots, and the leading scheduler.',
+    )
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .option('--json', 'print JSON instead of a table')
     .action((flags: ListFlags) =>
@@ -42,7 +44,11 @@ export function listEntriesCommand(): Command {
           console.log(JSON.stringify({ leader: leader ?? null, entries }, null, 2));
         } else {
           console.log(table(entries));
-          console.log(leader ? `Leader: ${leader.owner} (lease ${(leader.ttl / 1000).toFixed(1)} s left)` : 'Leader: none (no scheduler runs)');
+          console.log(
+            leader
+              ? `Leader: ${leader.owner} (lease ${(leader.ttl / 1000).toFixed(1)} s left)`
+              : 'Leader: none (no scheduler runs)',
+          );
         }
       }),
     );
@@ -51,20 +57,24 @@ export function listEntriesCommand(): Command {
 /** `celeriac beat add`. */
 export function addEntryCommand(): Command {
   return new Command('add')
-    .description('Add a runtime entry, or replace the runtime entry of that name; running schedulers pick it up at once.')
-    .argument('<name>', 'the entry\'s name')
+    .description(
+      'Add a runtime entry, or replace the runtime entry of that name; running schedulers pick it up at once.',
+    )
+    .argument('<name>', "the entry's name")
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .requiredOption('--task <name>', 'the task to send')
     .option('--cron <expression>', 'a cron expression (5 fields, or 6 with seconds first)')
     .option('--tz <zone>', 'the time zone of --cron (IANA name, default UTC)')
     .option('--every <duration>', 'an interval, e.g. 30s, 5m', duration)
     .option('--at <date>', 'a one-off time (ISO 8601, e.g. 2030-01-01T09:00:00Z)')
-    .option('--args <json>', 'the task\'s arguments as a JSON array', jsonArray, [])
+    .option('--args <json>', "the task's arguments as a JSON array", jsonArray, [])
     .option('--queue <name>', 'the queue to send to')
     .option('--priority <n>', 'priority 0-255', wholeNumber)
     .option('--expires <duration>', 'do not run a firing that waited longer than this', duration)
-    .addOption(new Option('--catch-up <policy>', 'slots missed while no scheduler ran').choices(['skip', 'once', 'all']))
-    .option('--force', 'add it even though the app of -A does not register the task (only the workers\' app does)')
+    .addOption(
+      new Option('--catch-up <policy>', 'slots missed while no scheduler ran').choices(['skip', 'once', 'all']),
+    )
+    .option('--force', "add it even though the app of -A does not register the task (only the workers' app does)")
     .action((name: string, flags: AddFlags) =>
       withBeatApp(flags.app, async (app) => {
         if (!flags.force) assertRegistered(app, flags);
@@ -72,7 +82,13 @@ export function addEntryCommand(): Command {
         if (flags.queue !== undefined) options.queue = flags.queue;
         if (flags.priority !== undefined) options.priority = flags.priority;
         if (flags.expires !== undefined) options.expires = flags.expires;
-        await app.beat.add(name, { task: flags.task, schedule: scheduleOf(flags), args: flags.args, options, catchUp: flags.catchUp });
+        await app.beat.add(name, {
+          task: flags.task,
+          schedule: scheduleOf(flags),
+          args: flags.args,
+          options,
+          catchUp: flags.catchUp,
+        });
         console.log(`Added ${name}`);
       }),
     );
@@ -82,7 +98,7 @@ export function addEntryCommand(): Command {
 export function removeEntryCommand(): Command {
   return new Command('remove')
     .description('Remove a runtime entry; exits 1 when there is none of that name.')
-    .argument('<name>', 'the entry\'s name')
+    .argument('<name>', "the entry's name")
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .action((name: string, flags: { app: string }) =>
       withBeatApp(flags.app, async (app) => {
@@ -106,7 +122,12 @@ function assertRegistered(app: BeatApp, flags: AddFlags): void {
   const { registry } = runtimeOf(app);
   if (registry.get(flags.task)) return;
   const known = registry.names();
-  const listed = known.length === 0 ? 'none' : known.length <= 10 ? known.join(', ') : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
+  const listed =
+    known.length === 0
+      ? 'none'
+      : known.length <= 10
+        ? known.join(', ')
+        : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',
     `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${listed}). Check the name, or pass --force when only the workers' app registers it.`,
@@ -138,6 +159,13 @@ function table(entries: readonly BeatEntryInfo[]): string {
   const time = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
   return formatTable(
     ['NAME', 'TASK', 'SCHEDULE', 'SOURCE', 'LAST', 'NEXT'],
-    entries.map((entry) => [entry.name, entry.task, entry.description, entry.source, time(entry.lastFired), time(entry.next)]),
+    entries.map((entry) => [
+      entry.name,
+      entry.task,
+      entry.description,
+      entry.source,
+      time(entry.lastFired),
+      time(entry.next),
+    ]),
   );
 }

@@ -33,8 +33,22 @@ export function deadCommand(): Command {
   return new Command('dead')
     .description('Inspect, requeue or discard the dead letters of a queue.')
     .addCommand(listCommand())
-    .addCommand(changeCommand('requeue', 'Put dead letters back into their queue with a fresh delivery count.', (app, queue, ids) => app.broker.requeueDead(queue, ids), 'Requeued'))
-    .addCommand(changeCommand('discard', 'Delete dead letters for good.', (app, queue, ids) => app.broker.discardDead(queue, ids), 'Discarded'));
+    .addCommand(
+      changeCommand(
+        'requeue',
+        'Put dead letters back into their queue with a fresh delivery count.',
+        (app, queue, ids) => app.broker.requeueDead(queue, ids),
+        'Requeued',
+      ),
+    )
+    .addCommand(
+      changeCommand(
+        'discard',
+        'Delete dead letters for good.',
+        (app, queue, ids) => app.broker.discardDead(queue, ids),
+        'Discarded',
+      ),
+    );
 }
 
 function listCommand(): Command {
@@ -46,22 +60,38 @@ function listCommand(): Command {
     .action((flags: ListFlags) =>
       withDeadApp(flags.app, async (app) => {
         const letters = await app.broker.listDead(flags.queue, { offset: flags.offset, limit: flags.limit });
-        const rows = letters.map((letter) => ({ id: letter.id, task: taskOf(app, letter), at: new Date(letter.at).toISOString(), reason: letter.reason }));
+        const rows = letters.map((letter) => ({
+          id: letter.id,
+          task: taskOf(app, letter),
+          at: new Date(letter.at).toISOString(),
+          reason: letter.reason,
+        }));
         if (flags.json) console.log(JSON.stringify(rows, null, 2));
         else if (rows.length === 0) console.log(`No dead letters in ${flags.queue}.`);
-        else console.log(formatTable(['ID', 'TASK', 'DEAD SINCE', 'REASON'], rows.map((row) => [row.id, row.task, row.at, row.reason])));
+        else
+          console.log(
+            formatTable(
+              ['ID', 'TASK', 'DEAD SINCE', 'REASON'],
+              rows.map((row) => [row.id, row.task, row.at, row.reason]),
+            ),
+          );
       }),
     );
 }
 
-function changeCommand(name: string, description: string, change: (app: LoadedApp, queue: string, ids: string[] | undefined) => Promise<number>, done: string): Command {
+function changeCommand(
+  name: string,
+  description: string,
+  change: (app: LoadedApp, queue: string, ids: string[] | undefined) => Promise<number>,
+  done: string,
+): Command {
   return withQueueOptions(new Command(name))
     .description(`${description} Give ids, or --all for every dead letter of the queue.`)
     .argument('[ids...]', 'ids of dead letters (see `celeriac dead list`)')
     .option('--all', 'every dead letter of the queue')
     .action((ids: string[], flags: ChangeFlags) =>
       withDeadApp(flags.app, async (app) => {
-        if (Boolean(flags.all) === (ids.length > 0)) throw new Error(`Give the ids to ${name}, or --all (not both).`);
+        if (Boolean(flags.all) === ids.length > 0) throw new Error(`Give the ids to ${name}, or --all (not both).`);
         const count = await change(app, flags.queue, flags.all ? undefined : ids);
         console.log(`${done} ${count} dead letter(s) of ${flags.queue}.`);
         // Ids that were not dead letters (mistyped, or already handled) are worth knowing about.

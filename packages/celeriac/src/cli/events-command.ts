@@ -37,8 +37,16 @@ export function eventsCommand(): Command {
         await app.events.recent({ limit: 1 });
         const colour = !flags.json && process.stdout.isTTY === true;
         try {
-          const filter = { ...(flags.type ? { type: flags.type } : {}), ...(flags.task !== undefined ? { task: flags.task } : {}) };
-          for await (const event of app.events.stream({ ...filter, ...(flags.since !== undefined ? { since: flags.since } : {}), signal: controller.signal, follow: flags.follow })) {
+          const filter = {
+            ...(flags.type ? { type: flags.type } : {}),
+            ...(flags.task !== undefined ? { task: flags.task } : {}),
+          };
+          for await (const event of app.events.stream({
+            ...filter,
+            ...(flags.since !== undefined ? { since: flags.since } : {}),
+            signal: controller.signal,
+            follow: flags.follow,
+          })) {
             process.stdout.write(`${flags.json ? JSON.stringify(event) : formatEvent(event, colour)}\n`);
           }
         } finally {
@@ -50,9 +58,13 @@ export function eventsCommand(): Command {
 }
 
 function eventTypes(value: string): CeleriacEventType[] {
-  const types = value.split(',').map((type) => type.trim()).filter((type) => type.length > 0);
+  const types = value
+    .split(',')
+    .map((type) => type.trim())
+    .filter((type) => type.length > 0);
   const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-  if (unknown.length > 0) throw new InvalidArgumentError(`Unknown event type ${unknown.join(', ')}; expected ${EVENT_TYPES.join(', ')}.`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`Unknown event type ${unknown.join(', ')}; expected ${EVENT_TYPES.join(', ')}.`);
   return types as CeleriacEventType[];
 }
 

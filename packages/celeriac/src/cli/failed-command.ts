@@ -34,8 +34,22 @@ export function failedCommand(): Command {
     .description('List, show, retry or discard tasks that failed for good (after their retries).')
     .addCommand(listCommand())
     .addCommand(showCommand())
-    .addCommand(changeCommand('retry', 'Send failed tasks again, under the same id, with their retry count reset.', async (app, ids, queue) => (await app.failed.retry(ids, { queue })).length, 'Retried'))
-    .addCommand(changeCommand('discard', 'Remove failed tasks from the registry for good.', (app, ids, queue) => app.failed.discard(ids, { queue }), 'Discarded'));
+    .addCommand(
+      changeCommand(
+        'retry',
+        'Send failed tasks again, under the same id, with their retry count reset.',
+        async (app, ids, queue) => (await app.failed.retry(ids, { queue })).length,
+        'Retried',
+      ),
+    )
+    .addCommand(
+      changeCommand(
+        'discard',
+        'Remove failed tasks from the registry for good.',
+        (app, ids, queue) => app.failed.discard(ids, { queue }),
+        'Discarded',
+      ),
+    );
 }
 
 function listCommand(): Command {
@@ -46,9 +60,23 @@ function listCommand(): Command {
     .action((flags: ListFlags) =>
       withFailedApp(flags.app, async (app) => {
         const tasks = await app.failed.list({ ...queueOf(flags), offset: flags.offset, limit: flags.limit });
-        if (flags.json) return console.log(JSON.stringify(tasks.map((task) => summary(task)), null, 2));
+        if (flags.json)
+          return console.log(
+            JSON.stringify(
+              tasks.map((task) => summary(task)),
+              null,
+              2,
+            ),
+          );
         if (tasks.length === 0) return console.log(`No failed tasks${flags.queue ? ` in ${flags.queue}` : ''}.`);
-        const rows = tasks.map((task) => [task.id, task.queue, task.task, String(task.attempts), new Date(task.at).toISOString(), `${task.error.name}: ${firstLine(task.error.message)}`]);
+        const rows = tasks.map((task) => [
+          task.id,
+          task.queue,
+          task.task,
+          String(task.attempts),
+          new Date(task.at).toISOString(),
+          `${task.error.name}: ${firstLine(task.error.message)}`,
+        ]);
         console.log(formatTable(['ID', 'QUEUE', 'TASK', 'ATTEMPTS', 'FAILED AT', 'ERROR'], rows));
       }),
     );
@@ -61,7 +89,10 @@ function showCommand(): Command {
     .action((id: string, flags: AppFlags) =>
       withFailedApp(flags.app, async (app) => {
         const task = await app.failed.show(id, queueOf(flags));
-        if (!task) throw new Error(`No failed task ${id}${flags.queue ? ` in ${flags.queue}` : ''} (it may have been retried, discarded, or kept past failedTtl).`);
+        if (!task)
+          throw new Error(
+            `No failed task ${id}${flags.queue ? ` in ${flags.queue}` : ''} (it may have been retried, discarded, or kept past failedTtl).`,
+          );
         const message = runtimeOf(app).decodeOrUndefined(task.body);
         const details = { ...summary(task), args: message?.args, retries: message?.retries, stack: task.error.stack };
         if (flags.json) return console.log(JSON.stringify(details, null, 2));
@@ -81,19 +112,26 @@ function showCommand(): Command {
     );
 }
 
-function changeCommand(name: string, description: string, change: (app: LoadedApp, ids: string[] | 'all', queue: string | undefined) => Promise<number>, done: string): Command {
+function changeCommand(
+  name: string,
+  description: string,
+  change: (app: LoadedApp, ids: string[] | 'all', queue: string | undefined) => Promise<number>,
+  done: string,
+): Command {
   return withAppOptions(new Command(name))
     .description(`${description} Give ids, or --all (with -Q, every one of that queue).`)
     .argument('[ids...]', 'task ids (see `celeriac failed list`)')
     .option('--all', 'every failed task (of the queue, with -Q)')
     .action((ids: string[], flags: ChangeFlags) =>
       withFailedApp(flags.app, async (app) => {
-        if (Boolean(flags.all) === (ids.length > 0)) throw new Error(`Give the ids to ${name}, or --all (not both).`);
+        if (Boolean(flags.all) === ids.length > 0) throw new Error(`Give the ids to ${name}, or --all (not both).`);
         const count = await change(app, flags.all ? 'all' : ids, flags.queue);
         if (flags.json) console.log(JSON.stringify({ [name === 'retry' ? 'retried' : 'discarded']: count }));
         else console.log(`${done} ${count} failed task(s).`);
         if (!flags.all && count < ids.length) {
-          console.error(`${ids.length - count} of the ids given were not in the failed-task registry${flags.queue ? ` of ${flags.queue}` : ''}.`);
+          console.error(
+            `${ids.length - count} of the ids given were not in the failed-task registry${flags.queue ? ` of ${flags.queue}` : ''}.`,
+          );
           process.exitCode = 1;
         }
       }),
@@ -112,7 +150,14 @@ function queueOf(flags: AppFlags): { queue?: string } {
 }
 
 function summary(task: FailedTask): object {
-  return { id: task.id, queue: task.queue, task: task.task, attempts: task.attempts, at: new Date(task.at).toISOString(), error: { name: task.error.name, message: task.error.message } };
+  return {
+    id: task.id,
+    queue: task.queue,
+    task: task.task,
+    attempts: task.attempts,
+    at: new Date(task.at).toISOString(),
+    error: { name: task.error.name, message: task.error.message },
+  };
 }
 
 function firstLine(text: string): string {

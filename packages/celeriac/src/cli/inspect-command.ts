@@ -19,7 +19,9 @@ type ControlWhat = (typeof CONTROL)[number];
 /** `celeriac inspect active|reserved|scheduled|registered|stats`. */
 export function inspectCommand(): Command {
   return withTarget(new Command('inspect'))
-    .description('Ask live workers what they hold now: running (active), prefetched (reserved) or ETA (scheduled) tasks, task names (registered), counters (stats).')
+    .description(
+      'Ask live workers what they hold now: running (active), prefetched (reserved) or ETA (scheduled) tasks, task names (registered), counters (stats).',
+    )
     .addArgument(new Argument('<what>', 'what to ask').choices(INSPECT))
     .action((what: InspectWhat, flags: TargetFlags) =>
       withOpsApp(flags, 'inspect', async (app) => {
@@ -33,21 +35,33 @@ export function inspectCommand(): Command {
 /** `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q`. */
 export function controlCommand(): Command {
   return withTarget(new Command('control'))
-    .description('Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / cancel-consumer QUEUE.')
+    .description(
+      'Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / cancel-consumer QUEUE.',
+    )
     .addArgument(new Argument('<command>', 'what to do').choices(CONTROL))
     .argument('[argument]', 'the count (pool-grow, pool-shrink) or the queue (add-consumer, cancel-consumer)')
     .action((command: ControlWhat, argument: string | undefined, flags: TargetFlags) =>
       withOpsApp(flags, 'control', async (app) => {
-        const replies = byHost(answered(await send(app, command, argument, target(flags)), flags.timeout, flags.worker));
+        const replies = byHost(
+          answered(await send(app, command, argument, target(flags)), flags.timeout, flags.worker),
+        );
         if (flags.json) return console.log(JSON.stringify(asObject(replies), null, 2));
         for (const reply of replies) if (reply.ok) console.log(`${reply.hostname}: ${JSON.stringify(reply.value)}`);
       }),
     );
 }
 
-function send(app: LoadedApp, command: ControlWhat, argument: string | undefined, options: ControlOptions): Promise<ControlReply[]> {
+function send(
+  app: LoadedApp,
+  command: ControlWhat,
+  argument: string | undefined,
+  options: ControlOptions,
+): Promise<ControlReply[]> {
   const needs = (what: string): string => {
-    if (argument === undefined || argument === '') throw new Error(`control ${command} needs ${what}, e.g. celeriac control ${command} ${what === 'a count' ? '2' : 'reports'} -A app.`);
+    if (argument === undefined || argument === '')
+      throw new Error(
+        `control ${command} needs ${what}, e.g. celeriac control ${command} ${what === 'a count' ? '2' : 'reports'} -A app.`,
+      );
     return argument;
   };
   switch (command) {
@@ -82,16 +96,28 @@ function asObject(replies: ControlReply[]): Record<string, unknown> {
 function describe(what: InspectWhat, reply: ControlReply): string {
   if (!reply.ok) return `error: ${reply.error ?? 'failed'}`;
   if (what === 'registered') return (reply.value as string[]).join('\n') || '(no tasks)';
-  if (what === 'stats') return Object.entries(reply.value as Record<string, unknown>).map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join('\n');
+  if (what === 'stats')
+    return Object.entries(reply.value as Record<string, unknown>)
+      .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
+      .join('\n');
   const tasks = reply.value as HeldTask[];
   if (tasks.length === 0) return `(no ${what} tasks)`;
   const now = Date.now();
   return formatTable(
     ['ID', 'TASK', 'QUEUE', 'ARGS', 'STARTED'],
-    tasks.map((task) => [task.id, task.name, task.queue, task.args, task.started === undefined ? '-' : `${ago(now - task.started)} ago`]),
+    tasks.map((task) => [
+      task.id,
+      task.name,
+      task.queue,
+      task.args,
+      task.started === undefined ? '-' : `${ago(now - task.started)} ago`,
+    ]),
   );
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `  ${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

@@ -3,14 +3,25 @@ import type { Logger } from 'pino';
 import { redact } from './redact';
 
 /** Runs `start`, logging every 5 s while the broker does not answer; on failure logs why and exits 1. */
-export async function startOrExit(logger: Logger, app: { options: { broker: unknown }; close(): Promise<void> }, what: string, start: () => Promise<void>): Promise<void> {
+export async function startOrExit(
+  logger: Logger,
+  app: { options: { broker: unknown }; close(): Promise<void> },
+  what: string,
+  start: () => Promise<void>,
+): Promise<void> {
   // A process waits for its broker rather than giving up (it may start before Redis); it says so.
-  const waiting = setInterval(() => logger.warn({ broker: redact(app.options.broker) }, 'Still waiting for the broker to answer…'), 5_000);
+  const waiting = setInterval(
+    () => logger.warn({ broker: redact(app.options.broker) }, 'Still waiting for the broker to answer…'),
+    5_000,
+  );
   try {
     await start();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    logger.fatal({ error: String(error), ...(typeof code === 'string' ? { code } : {}) }, `The ${what} could not start: ${(error as Error).message}`);
+    logger.fatal(
+      { error: String(error), ...(typeof code === 'string' ? { code } : {}) },
+      `The ${what} could not start: ${(error as Error).message}`,
+    );
     await app.close().catch(() => undefined);
     process.exit(1);
   } finally {
@@ -25,7 +36,11 @@ const PARENT_CHECK_INTERVAL = 1_000;
  * Calls `first` on the first SIGTERM or SIGINT, and `again` on every later one. Under npm (`npx
  * celeriac ...`, an `npm run` script), npm dying counts as a SIGTERM too: see {@link onParentGone}.
  */
-export function onStopSignals(logger: Logger, first: (signal: NodeJS.Signals) => void, again: (signal: NodeJS.Signals) => void): void {
+export function onStopSignals(
+  logger: Logger,
+  first: (signal: NodeJS.Signals) => void,
+  again: (signal: NodeJS.Signals) => void,
+): void {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
@@ -35,7 +50,10 @@ export function onStopSignals(logger: Logger, first: (signal: NodeJS.Signals) =>
   process.on('SIGINT', onSignal);
   if (process.env.npm_command === undefined) return;
   onParentGone(() => {
-    logger.warn({ npm: process.env.npm_command }, 'npm, which started this process, has exited (stopped with a signal it does not pass on): stopping as on SIGTERM');
+    logger.warn(
+      { npm: process.env.npm_command },
+      'npm, which started this process, has exited (stopped with a signal it does not pass on): stopping as on SIGTERM',
+    );
     onSignal('SIGTERM');
   });
 }

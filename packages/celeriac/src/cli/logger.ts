@@ -12,5 +12,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function createLogger(options: { level: LogLevel; json: boolean; name: string }): Pino {
   const base = { level: options.level, name: options.name };
   if (options.json) return pino(base);
-  return pino(base, pretty({ colorize: process.stdout.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'hostname,pid', singleLine: true }));
+  return pino(
+    base,
+    pretty({
+      colorize: process.stdout.isTTY,
+      sync: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'hostname,pid',
+      singleLine: true,
+    }),
+  );
 }

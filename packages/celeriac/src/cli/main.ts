@@ -13,7 +13,9 @@ import { failedCommand } from './failed-command';
 import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
-  .description('Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, and tend queues and dead letters.')
+  .description(
+    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, and tend queues and dead letters.',
+  )
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json lies outside the compiled sources
   .version((require('../../package.json') as { version: string }).version)
   .addCommand(workerCommand())

@@ -31,7 +31,10 @@ export function withOpsApp(flags: OpsFlags, name: string, work: (app: LoadedApp)
 export function answered(replies: ControlReply[], timeout: number, destination?: string): ControlReply[] {
   if (replies.length > 0) return replies;
   const who = destination === undefined ? 'No worker' : `Worker ${destination}`;
-  throw new CeleriacError('CELERIAC_NO_REPLY', `${who} answered within ${timeout} ms. Check that workers run against the same broker and prefix (celeriac status), or raise --timeout.`);
+  throw new CeleriacError(
+    'CELERIAC_NO_REPLY',
+    `${who} answered within ${timeout} ms. Check that workers run against the same broker and prefix (celeriac status), or raise --timeout.`,
+  );
 }
 
 /** Replies sorted by hostname; a worker's refusal is printed and sets exit code 1. */
@@ -51,7 +54,10 @@ export function jsonFlag(value: string | undefined, flag: string): unknown {
   try {
     return JSON.parse(value);
   } catch (error) {
-    throw new CeleriacError('CELERIAC_INVALID_OPTION', `${flag} must be JSON (${(error as Error).message}), e.g. ${flag} '[1, 2]'.`);
+    throw new CeleriacError(
+      'CELERIAC_INVALID_OPTION',
+      `${flag} must be JSON (${(error as Error).message}), e.g. ${flag} '[1, 2]'.`,
+    );
   }
 }
 

@@ -23,13 +23,18 @@ export function duration(value: string): number {
   try {
     return toMilliseconds((Number.isFinite(asNumber) ? asNumber : value) as Duration);
   } catch {
-    throw new InvalidArgumentError("Expected a duration such as 500ms, 30s, 5m or 1h (a bare number means milliseconds).");
+    throw new InvalidArgumentError(
+      'Expected a duration such as 500ms, 30s, 5m or 1h (a bare number means milliseconds).',
+    );
   }
 }
 
 /** A comma-separated list of names. */
 export function list(value: string): string[] {
-  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new InvalidArgumentError('Expected one or more names separated by commas.');
   return names;
 }

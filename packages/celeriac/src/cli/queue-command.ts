@@ -16,13 +16,27 @@ export function queueCommand(): Command {
     .description('List, pause, resume or purge queues.')
     .addCommand(
       withOpsOptions(new Command('list'))
-        .description('Every queue with its ready, scheduled (delayed), active (leased) and dead counts, and whether it is paused.')
+        .description(
+          'Every queue with its ready, scheduled (delayed), active (leased) and dead counts, and whether it is paused.',
+        )
         .action((flags: OpsFlags) =>
           withOpsApp(flags, 'queue', async (app) => {
             const queues = await app.queues.list();
             if (flags.json) return console.log(JSON.stringify(queues, null, 2));
             if (queues.length === 0) return console.log('No queues yet.');
-            console.log(formatTable(['QUEUE', 'READY', 'SCHEDULED', 'ACTIVE', 'DEAD', 'PAUSED'], queues.map((q) => [q.name, String(q.ready), String(q.delayed), String(q.active), String(q.dead), q.paused ? 'yes' : 'no'])));
+            console.log(
+              formatTable(
+                ['QUEUE', 'READY', 'SCHEDULED', 'ACTIVE', 'DEAD', 'PAUSED'],
+                queues.map((q) => [
+                  q.name,
+                  String(q.ready),
+                  String(q.delayed),
+                  String(q.active),
+                  String(q.dead),
+                  q.paused ? 'yes' : 'no',
+                ]),
+              ),
+            );
           }),
         ),
     )
@@ -30,12 +44,15 @@ export function queueCommand(): Command {
     .addCommand(toggle('resume', 'Let workers reserve from a paused queue again.', 'Resumed'))
     .addCommand(
       withOpsOptions(new Command('purge'))
-        .description('Remove every waiting and delayed task of a queue (running ones finish); each is recorded as REVOKED (purged).')
+        .description(
+          'Remove every waiting and delayed task of a queue (running ones finish); each is recorded as REVOKED (purged).',
+        )
         .argument('<queue>', 'the queue')
         .option('--yes', 'really purge (required)')
         .action((queue: string, flags: PurgeFlags) =>
           withOpsApp(flags, 'queue', async (app) => {
-            if (!flags.yes) throw new Error(`Purging deletes every waiting task of ${queue}; run again with --yes to do it.`);
+            if (!flags.yes)
+              throw new Error(`Purging deletes every waiting task of ${queue}; run again with --yes to do it.`);
             const removed = await app.queues.purge(queue);
             if (flags.json) return console.log(JSON.stringify({ queue, removed }));
             console.log(`Purged ${removed} task(s) from ${queue}.`);

@@ -17,12 +17,17 @@ interface WorkerStats {
 /** `celeriac status`. */
 export function statusCommand(): Command {
   return withOpsOptions(new Command('status'))
-    .description('Show the live workers (hostname, pid, pool, concurrency, queues, uptime, tasks done, last heartbeat) and every queue\'s counts.')
+    .description(
+      "Show the live workers (hostname, pid, pool, concurrency, queues, uptime, tasks done, last heartbeat) and every queue's counts.",
+    )
     .action((flags: OpsFlags) =>
       withOpsApp(flags, 'status', async (app) => {
         // The queues first: an unreachable broker fails there with a clear error, before the wait for workers.
         const queues = await app.queues.list();
-        const [replies, beats] = await Promise.all([app.control.inspect('stats', { timeout: flags.timeout }), app.broker.listWorkers?.() ?? []]);
+        const [replies, beats] = await Promise.all([
+          app.control.inspect('stats', { timeout: flags.timeout }),
+          app.broker.listWorkers?.() ?? [],
+        ]);
         const lastBeat = new Map(beats.map((beat) => [beat.hostname, beat.heartbeat]));
         const now = Date.now();
         const workers = replies
@@ -35,7 +40,17 @@ export function statusCommand(): Command {
             ? `No worker answered within ${flags.timeout} ms.`
             : formatTable(
                 ['WORKER', 'PID', 'POOL', 'CONC', 'QUEUES', 'UPTIME', 'DONE', 'ACTIVE', 'HEARTBEAT'],
-                workers.map((w) => [w.hostname, String(w.pid), w.pool, String(w.concurrency), w.queues.join(','), ago(w.uptime), String(w.processed), String(w.active), w.heartbeat === null ? '-' : `${ago(now - w.heartbeat)} ago`]),
+                workers.map((w) => [
+                  w.hostname,
+                  String(w.pid),
+                  w.pool,
+                  String(w.concurrency),
+                  w.queues.join(','),
+                  ago(w.uptime),
+                  String(w.processed),
+                  String(w.active),
+                  w.heartbeat === null ? '-' : `${ago(now - w.heartbeat)} ago`,
+                ]),
               ),
         );
         console.log('');
@@ -44,7 +59,14 @@ export function statusCommand(): Command {
             ? 'No queues yet.'
             : formatTable(
                 ['QUEUE', 'READY', 'SCHEDULED', 'ACTIVE', 'DEAD', 'PAUSED'],
-                queues.map((q) => [q.name, String(q.ready), String(q.delayed), String(q.active), String(q.dead), q.paused ? 'yes' : 'no']),
+                queues.map((q) => [
+                  q.name,
+                  String(q.ready),
+                  String(q.delayed),
+                  String(q.active),
+                  String(q.dead),
+                  q.paused ? 'yes' : 'no',
+                ]),
               ),
         );
       }),

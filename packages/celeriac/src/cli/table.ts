@@ -4,5 +4,12 @@
 export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const all = [header, ...rows];
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
-  return all.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+  return all
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -35,13 +35,24 @@ export function resultCommand(): Command {
 /** `celeriac revoke ID...`. */
 export function revokeCommand(): Command {
   return withOpsOptions(new Command('revoke'))
-    .description('Revoke tasks: waiting copies are removed and no worker runs them; with --terminate a running copy is stopped.')
+    .description(
+      'Revoke tasks: waiting copies are removed and no worker runs them; with --terminate a running copy is stopped.',
+    )
     .argument('<ids...>', 'task ids')
     .option('--terminate', 'also stop the task if it runs')
-    .addOption(new Option('--signal <signal>', 'with --terminate: the signal for a pool child still running it').choices(['SIGTERM', 'SIGKILL']))
+    .addOption(
+      new Option('--signal <signal>', 'with --terminate: the signal for a pool child still running it').choices([
+        'SIGTERM',
+        'SIGKILL',
+      ]),
+    )
     .action((ids: string[], flags: RevokeFlags) =>
       withOpsApp(flags, 'revoke', async (app) => {
-        for (const id of ids) await app.revoke(id, { terminate: flags.terminate === true, ...(flags.signal ? { signal: flags.signal } : {}) });
+        for (const id of ids)
+          await app.revoke(id, {
+            terminate: flags.terminate === true,
+            ...(flags.signal ? { signal: flags.signal } : {}),
+          });
         if (flags.json) return console.log(JSON.stringify({ revoked: ids, terminate: flags.terminate === true }));
         console.log(`Revoked ${ids.length} task(s)${flags.terminate ? ' (terminate)' : ''}: ${ids.join(', ')}`);
       }),
@@ -63,7 +74,8 @@ export function callCommand(): Command {
         if (!Array.isArray(args)) throw new Error(`--args must be a JSON array, e.g. --args '[1, 2]'.`);
         const positional: unknown[] = args;
         const kwargs = jsonFlag(flags.kwargs, '--kwargs');
-        if (kwargs !== undefined && (typeof kwargs !== 'object' || kwargs === null || Array.isArray(kwargs))) throw new Error(`--kwargs must be a JSON object, e.g. --kwargs '{"retries": 2}'.`);
+        if (kwargs !== undefined && (typeof kwargs !== 'object' || kwargs === null || Array.isArray(kwargs)))
+          throw new Error(`--kwargs must be a JSON object, e.g. --kwargs '{"retries": 2}'.`);
         const options = (jsonFlag(flags.options, '--options') ?? {}) as Record<string, unknown>;
         const result = app.sendTask(task, kwargs === undefined ? positional : [...positional, kwargs], options);
         await result.sent;

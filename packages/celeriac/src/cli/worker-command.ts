@@ -32,18 +32,42 @@ interface WorkerFlags {
 /** Adds the `worker` command to the program. */
 export function workerCommand(): Command {
   return new Command('worker')
-    .description('Run tasks from the app\'s queues until stopped (SIGTERM/SIGINT drain gracefully; a second signal stops at once).')
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app (compiled .js, or .ts with tsx installed)')
-    .option('-Q, --queues <names>', 'queues to consume, in priority order, comma-separated (default: the app\'s default queue)', list)
+    .description(
+      "Run tasks from the app's queues until stopped (SIGTERM/SIGINT drain gracefully; a second signal stops at once).",
+    )
+    .requiredOption(
+      '-A, --app <module>',
+      'the module that creates and exports the app (compiled .js, or .ts with tsx installed)',
+    )
+    .option(
+      '-Q, --queues <names>',
+      "queues to consume, in priority order, comma-separated (default: the app's default queue)",
+      list,
+    )
     .option('-c, --concurrency <n>', 'tasks run at once (default: number of CPUs)', positiveInteger)
-    .addOption(new Option('--pool <kind>', 'prefork: long-lived children; fork: a new child per task; inline: inside this process').choices(['prefork', 'fork', 'inline']).default('prefork'))
+    .addOption(
+      new Option(
+        '--pool <kind>',
+        'prefork: long-lived children; fork: a new child per task; inline: inside this process',
+      )
+        .choices(['prefork', 'fork', 'inline'])
+        .default('prefork'),
+    )
     .option('--max-tasks-per-child <n>', 'replace a prefork child after n tasks', positiveInteger)
-    .option('--max-memory-per-child <MB>', 'replace a prefork child whose memory passed this many MB after a task', positiveInteger)
-    .option('--prefetch <n>', 'tasks reserved ahead of free slots (default: concurrency; 0 for long tasks)', wholeNumber)
+    .option(
+      '--max-memory-per-child <MB>',
+      'replace a prefork child whose memory passed this many MB after a task',
+      positiveInteger,
+    )
+    .option(
+      '--prefetch <n>',
+      'tasks reserved ahead of free slots (default: concurrency; 0 for long tasks)',
+      wholeNumber,
+    )
     .option('--time-limit <duration>', 'hard limit for tasks that set none: the child is killed (e.g. 30s)', duration)
-    .option('--soft-time-limit <duration>', 'soft limit for tasks that set none: the task\'s signal aborts', duration)
+    .option('--soft-time-limit <duration>', "soft limit for tasks that set none: the task's signal aborts", duration)
     .option('--shutdown-timeout <duration>', 'on SIGTERM, how long running tasks may take to finish', duration, 30_000)
-    .option('--hostname <name>', 'this worker\'s name in logs and inspection (default: host:pid)')
+    .option('--hostname <name>', "this worker's name in logs and inspection (default: host:pid)")
     .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .option('--json-logs', 'log JSON lines instead of readable text')
     .action((flags: WorkerFlags) => runWorker(flags));
@@ -95,8 +119,14 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
  */
 function logStrayRejections(logger: Logger): void {
   process.on('unhandledRejection', (reason) => {
-    const error = reason instanceof Error ? { name: reason.name, message: reason.message, stack: reason.stack } : { value: String(reason) };
-    logger.error({ error }, 'A promise was rejected and nobody awaited it (a task or hook left it); the worker goes on');
+    const error =
+      reason instanceof Error
+        ? { name: reason.name, message: reason.message, stack: reason.stack }
+        : { value: String(reason) };
+    logger.error(
+      { error },
+      'A promise was rejected and nobody awaited it (a task or hook left it); the worker goes on',
+    );
   });
 }
 

@@ -6,7 +6,10 @@ describe('celeriac beat add: the task must exist', () => {
   afterAll(() => fixture.cleanup());
 
   const cli = (...args: string[]) => runCli(['beat', ...args, '-A', BEAT_APP], fixture.prefix, { BEAT_TICK: 'off' });
-  const runtimeEntries = async () => (JSON.parse((await cli('list', '--json')).stdout) as { entries: Array<{ name: string }> }).entries.map((entry) => entry.name);
+  const runtimeEntries = async () =>
+    (JSON.parse((await cli('list', '--json')).stdout) as { entries: Array<{ name: string }> }).entries.map(
+      (entry) => entry.name,
+    );
 
   it('refuses a task the app does not register (exit 1, code CELERIAC_UNKNOWN_TASK) and stores nothing', async () => {
     const run = await cli('add', 'typo', '--task', 'nope.unknown', '--every', '1m');
@@ -18,7 +21,11 @@ describe('celeriac beat add: the task must exist', () => {
   });
 
   it('adds it with --force, for a task only the workers register', async () => {
-    await expect(cli('add', 'remote', '--task', 'reports.elsewhere', '--every', '1m', '--force')).resolves.toEqual({ code: 0, stdout: 'Added remote\n', stderr: '' });
+    await expect(cli('add', 'remote', '--task', 'reports.elsewhere', '--every', '1m', '--force')).resolves.toEqual({
+      code: 0,
+      stdout: 'Added remote\n',
+      stderr: '',
+    });
     expect(await runtimeEntries()).toEqual(['remote']);
   });
 });

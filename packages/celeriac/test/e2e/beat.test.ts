@@ -25,7 +25,10 @@ describe('celeriac beat', () => {
     const killedAt = Date.now();
     await first.exited;
     await second.waitForLog((line) => line.msg.startsWith('Leading'), 'the take-over');
-    await second.waitForLog((line) => line.msg === 'Fired tick' && Date.parse(String(line.slot)) > killedAt + 2_500, 'slots after the take-over');
+    await second.waitForLog(
+      (line) => line.msg === 'Fired tick' && Date.parse(String(line.slot)) > killedAt + 2_500,
+      'slots after the take-over',
+    );
     second.signal('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
 
@@ -50,13 +53,25 @@ describe('celeriac beat', () => {
     await beat.ready();
     const cli = (...args: string[]) => runCli(['beat', ...args, '-A', BEAT_APP], fixture.prefix, noTick);
 
-    expect(await cli('add', 'poll', '--task', 'e2e.tick', '--every', '1s', '--args', '[7]', '--queue', 'polls')).toEqual({ code: 0, stdout: 'Added poll\n', stderr: '' });
+    expect(
+      await cli('add', 'poll', '--task', 'e2e.tick', '--every', '1s', '--args', '[7]', '--queue', 'polls'),
+    ).toEqual({ code: 0, stdout: 'Added poll\n', stderr: '' });
     await untilFired(beat, 1, 'poll');
     const listed = await cli('list', '--json');
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toMatchObject({
       leader: { owner: expect.any(String), ttl: expect.any(Number) },
-      entries: [{ name: 'poll', task: 'e2e.tick', source: 'runtime', description: 'every 1s', args: [7], options: { queue: 'polls' }, catchUp: 'once' }],
+      entries: [
+        {
+          name: 'poll',
+          task: 'e2e.tick',
+          source: 'runtime',
+          description: 'every 1s',
+          args: [7],
+          options: { queue: 'polls' },
+          catchUp: 'once',
+        },
+      ],
     });
     const bad = await cli('add', 'bad', '--task', 'e2e.tick', '--cron', '61 * * * *');
     expect(bad.code).toBe(1);

@@ -4,7 +4,16 @@
  * `e2e.mark` and `e2e.countedSum` tasks count their runs in Redis keys under the test's prefix.
  */
 import { randomUUID } from 'node:crypto';
-import { chain, chord, group, GroupResult, TaskFailedError, type AsyncResult, type Celeriac, type Signature } from 'celeriac';
+import {
+  chain,
+  chord,
+  group,
+  GroupResult,
+  TaskFailedError,
+  type AsyncResult,
+  type Celeriac,
+  type Signature,
+} from 'celeriac';
 import type { RedisFixture } from '@celeriac/test-support';
 import { useE2e, type WorkerProcess } from './support/worker-process';
 
@@ -76,7 +85,8 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       await expect(first.get(TIMEOUT)).resolves.toBe(4);
       // Each step ran in the worker, once (read the logs once it drained: a log line may trail the result).
       await drain(worker);
-      for (const step of [first, middle, result]) expect(worker.lines.filter((line) => line.id === step.id && line.state === 'SUCCESS')).toHaveLength(1);
+      for (const step of [first, middle, result])
+        expect(worker.lines.filter((line) => line.id === step.id && line.state === 'SUCCESS')).toHaveLength(1);
     });
 
     it('group of 100 over two workers: values in order, completedCount, and a handle from another client', async () => {
@@ -93,7 +103,9 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       await expect(other.groupResult<number[]>(result.id, 100).get(TIMEOUT)).resolves.toEqual(expected);
       // Every member ran exactly once, in one worker or the other.
       await drain(...pair);
-      const runs = pair.flatMap((worker) => worker.lines.filter((line) => line.state === 'SUCCESS').map((line) => String(line.id)));
+      const runs = pair.flatMap((worker) =>
+        worker.lines.filter((line) => line.state === 'SUCCESS').map((line) => String(line.id)),
+      );
       expect(runs.sort()).toEqual([...result.ids].sort());
     });
 
@@ -111,7 +123,12 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
     it('a chain containing a group containing a chain', async () => {
       const { client, workers: pair } = await setUp(2);
       const inner = chain(s(client, 'e2e.add', 10), s(client, 'e2e.add', 100));
-      const flow = chain(s(client, 'e2e.add', 1, 1), group([inner, s(client, 'e2e.add', 1000)]), s(client, 'e2e.sum'), s(client, 'e2e.add', 5));
+      const flow = chain(
+        s(client, 'e2e.add', 1, 1),
+        group([inner, s(client, 'e2e.add', 1000)]),
+        s(client, 'e2e.sum'),
+        s(client, 'e2e.add', 5),
+      );
       const result = flow.applyAsync();
       // 2 -> [2 + 10 + 100, 2 + 1000] -> 1114 -> 1119
       await expect(result.get(TIMEOUT)).resolves.toBe(1119);
@@ -123,7 +140,9 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       await expect((members.parent as AsyncResult<number>).get(TIMEOUT)).resolves.toBe(2);
       // Six tasks, each run once.
       await drain(...pair);
-      const runs = pair.flatMap((worker) => worker.lines.filter((line) => line.state === 'SUCCESS').map((line) => line.id));
+      const runs = pair.flatMap((worker) =>
+        worker.lines.filter((line) => line.state === 'SUCCESS').map((line) => line.id),
+      );
       expect(runs).toHaveLength(6);
       expect(new Set(runs).size).toBe(6);
     });
@@ -133,7 +152,11 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
     it('a failed chain step rejects the chain with its error, calls the errback, and later steps never run', async () => {
       const { fixture, client, worker } = await setUp(1);
       const errbackId = randomUUID();
-      const flow = chain(s(client, 'e2e.add', 1, 1), s(client, 'e2e.fail', 'step 2'), s(client, 'e2e.mark', 'after-failure'));
+      const flow = chain(
+        s(client, 'e2e.add', 1, 1),
+        s(client, 'e2e.fail', 'step 2'),
+        s(client, 'e2e.mark', 'after-failure'),
+      );
       const result = flow.onError(s(client, 'e2e.errback').set({ taskId: errbackId })).applyAsync();
       const failedStep = result.parent as AsyncResult<number>;
       const error = await failureOf(result.get(TIMEOUT));
@@ -141,7 +164,11 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       expect(error.remote.message).toBe('e2e.fail called with [2,"step 2"]');
       await expect(failedStep.state()).resolves.toBe('FAILURE');
       // The errback gets (failed task id, its error).
-      await expect(client.result(errbackId).get(TIMEOUT)).resolves.toEqual({ taskId: failedStep.id, name: 'E2eFailure', message: 'e2e.fail called with [2,"step 2"]' });
+      await expect(client.result(errbackId).get(TIMEOUT)).resolves.toEqual({
+        taskId: failedStep.id,
+        name: 'E2eFailure',
+        message: 'e2e.fail called with [2,"step 2"]',
+      });
       // Once the worker drained, nothing is queued and the last step never ran.
       await drain(worker);
       await expect(marks(fixture, 'after-failure')).resolves.toBe(0);
@@ -155,7 +182,10 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       const flow = chain(s(client, 'e2e.add', 1, 1), s(client, 'e2e.failOnce'), s(client, 'e2e.add', 10));
       const result = flow.onError(s(client, 'e2e.errback').set({ taskId: errbackId })).applyAsync();
       await expect(result.get(TIMEOUT)).resolves.toBe(12);
-      await expect((result.parent as AsyncResult<number>).record()).resolves.toMatchObject({ state: 'SUCCESS', retries: 1 });
+      await expect((result.parent as AsyncResult<number>).record()).resolves.toMatchObject({
+        state: 'SUCCESS',
+        retries: 1,
+      });
       await drain(worker);
       expect(ran(worker, errbackId)).toBe(false);
     });
@@ -163,17 +193,28 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
     it('a step whose result is too large for the next message fails the rest of the workflow at once, with the reason', async () => {
       const { fixture, client, worker } = await setUp(1);
       // Each result fits in a record, but not in the message of the step it feeds (maxMessageSize is 1 MiB).
-      const chained = chain(si(client, 'e2e.repeat', 'x', 1_100_000), s(client, 'e2e.mark', 'after-big-step')).applyAsync();
+      const chained = chain(
+        si(client, 'e2e.repeat', 'x', 1_100_000),
+        s(client, 'e2e.mark', 'after-big-step'),
+      ).applyAsync();
       const tooLarge = await failureOf(chained.get(TIMEOUT));
-      expect(tooLarge.remote).toMatchObject({ code: 'CELERIAC_MESSAGE_TOO_LARGE', message: expect.stringContaining('The message for e2e.mark is') });
-      const chorded = chord([si(client, 'e2e.repeat', 'y', 600_000), si(client, 'e2e.repeat', 'z', 600_000)], s(client, 'e2e.countedSum', 'callback')).applyAsync();
+      expect(tooLarge.remote).toMatchObject({
+        code: 'CELERIAC_MESSAGE_TOO_LARGE',
+        message: expect.stringContaining('The message for e2e.mark is'),
+      });
+      const chorded = chord(
+        [si(client, 'e2e.repeat', 'y', 600_000), si(client, 'e2e.repeat', 'z', 600_000)],
+        s(client, 'e2e.countedSum', 'callback'),
+      ).applyAsync();
       const chordError = await failureOf(chorded.get(TIMEOUT));
       expect(chordError.remote.name).toBe('ChordError');
       expect(chordError.remote.message).toContain('cannot start its callback: The message for e2e.countedSum is');
       // Nothing ran again, and nothing after the big results ran.
       await drain(worker);
       const starts = worker.lines.filter((line) => line.state === 'STARTED').map((line) => line.id);
-      expect(starts.sort()).toEqual([(chained.parent as AsyncResult<string>).id, ...(chorded.parent as GroupResult).ids].sort());
+      expect(starts.sort()).toEqual(
+        [(chained.parent as AsyncResult<string>).id, ...(chorded.parent as GroupResult).ids].sort(),
+      );
       await expect(marks(fixture, 'after-big-step')).resolves.toBe(0);
       await expect(marks(fixture, 'callback')).resolves.toBe(0);
       await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 0, active: 0, dead: 0 });
@@ -181,7 +222,9 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
 
     it('a failed chord header task fails the chord with a ChordError naming it; the callback never runs', async () => {
       const { fixture, client, workers: pair } = await setUp(2);
-      const header = Array.from({ length: 20 }, (_, index) => (index === 13 ? si(client, 'e2e.fail', 'member 13') : si(client, 'e2e.add', index, 1)));
+      const header = Array.from({ length: 20 }, (_, index) =>
+        index === 13 ? si(client, 'e2e.fail', 'member 13') : si(client, 'e2e.add', index, 1),
+      );
       const result = chord(header, s(client, 'e2e.countedSum', 'callback')).applyAsync();
       const error = await failureOf(result.get(TIMEOUT));
       const members = result.parent as GroupResult;
@@ -202,7 +245,12 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
 
     it('link runs with the result; linkError runs with (taskId, error); neither runs on the other outcome', async () => {
       const { fixture, client, worker } = await setUp(1);
-      const ids = { link: randomUUID(), linkError: randomUUID(), unusedLink: randomUUID(), unusedLinkError: randomUUID() };
+      const ids = {
+        link: randomUUID(),
+        linkError: randomUUID(),
+        unusedLink: randomUUID(),
+        unusedLinkError: randomUUID(),
+      };
       const ok = client.sendTask<number>('e2e.add', [2, 3], {
         link: s(client, 'e2e.mark', 'linked').set({ taskId: ids.link }),
         linkError: s(client, 'e2e.errback').set({ taskId: ids.unusedLinkError }),
@@ -215,7 +263,11 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       // The link got the result as its first argument (e2e.mark passes it on).
       await expect(client.result(ids.link).get(TIMEOUT)).resolves.toBe(5);
       await failureOf(bad.get(TIMEOUT));
-      await expect(client.result(ids.linkError).get(TIMEOUT)).resolves.toEqual({ taskId: bad.id, name: 'E2eFailure', message: 'e2e.fail called with ["linked"]' });
+      await expect(client.result(ids.linkError).get(TIMEOUT)).resolves.toEqual({
+        taskId: bad.id,
+        name: 'E2eFailure',
+        message: 'e2e.fail called with ["linked"]',
+      });
       await drain(worker);
       await expect(marks(fixture, 'linked')).resolves.toBe(1);
       await expect(marks(fixture, 'wrongly-linked')).resolves.toBe(0);
@@ -253,7 +305,12 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
 
     it('mid-chain: the step re-runs on the other worker and the chain completes', async () => {
       const { fixture, client, workers: pair } = await setUp(2, { env });
-      const flow = chain(s(client, 'e2e.add', 1, 1), s(client, 'e2e.stallOnce'), s(client, 'e2e.add', 10), s(client, 'e2e.mark', 'chain-end'));
+      const flow = chain(
+        s(client, 'e2e.add', 1, 1),
+        s(client, 'e2e.stallOnce'),
+        s(client, 'e2e.add', 10),
+        s(client, 'e2e.mark', 'chain-end'),
+      );
       const result = flow.applyAsync();
       const stalled = (result.parent as AsyncResult<number>).parent as AsyncResult<number>;
       // Step 2 never finishes on its first delivery: kill the worker running it.
@@ -270,7 +327,9 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
 
     it('mid-chord: a header task re-runs on the other worker and the callback runs exactly once', async () => {
       const { fixture, client, workers: pair } = await setUp(2, { env });
-      const header = Array.from({ length: 40 }, (_, index) => (index === 0 ? si(client, 'e2e.stallOnce', 1000) : si(client, 'e2e.add', index, 0)));
+      const header = Array.from({ length: 40 }, (_, index) =>
+        index === 0 ? si(client, 'e2e.stallOnce', 1000) : si(client, 'e2e.add', index, 0),
+      );
       const result = chord(header, s(client, 'e2e.countedSum', 'callback')).applyAsync();
       const members = result.parent as GroupResult;
       const stalledId = members.ids[0] as string;

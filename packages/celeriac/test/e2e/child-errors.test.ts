@@ -9,22 +9,31 @@ const FEWER_TASKS_IN_CHILDREN = join(__dirname, 'fixtures/fewer-tasks-in-childre
 describe('celeriac worker: errors from pool children keep their codes', () => {
   const e2e = useE2e('e2e-child-errors');
 
-  it.each(['prefork', 'fork'] as const)('--pool %s: a child that cannot load the app stops the worker with CELERIAC_APP_MODULE', async (pool) => {
-    const { workers } = e2e();
-    const worker = workers.spawn('worker', ['-A', FAILS_IN_CHILDREN, '-c', '1', '--pool', pool]);
-    const fatal = await worker.waitForLog((line) => line.level === 60, 'the fatal line');
-    expect(fatal).toMatchObject({ code: 'CELERIAC_APP_MODULE' });
-    expect(fatal.msg).toContain('this module refuses to load in a pool child');
-    await expect(worker.exited).resolves.toEqual({ code: 1, signal: null });
-  });
+  it.each(['prefork', 'fork'] as const)(
+    '--pool %s: a child that cannot load the app stops the worker with CELERIAC_APP_MODULE',
+    async (pool) => {
+      const { workers } = e2e();
+      const worker = workers.spawn('worker', ['-A', FAILS_IN_CHILDREN, '-c', '1', '--pool', pool]);
+      const fatal = await worker.waitForLog((line) => line.level === 60, 'the fatal line');
+      expect(fatal).toMatchObject({ code: 'CELERIAC_APP_MODULE' });
+      expect(fatal.msg).toContain('this module refuses to load in a pool child');
+      await expect(worker.exited).resolves.toEqual({ code: 1, signal: null });
+    },
+  );
 
-  it.each(['prefork', 'fork'] as const)('--pool %s: a task the child does not have fails with UnknownTaskError and its code', async (pool) => {
-    const { fixture, workers } = e2e();
-    const worker = workers.spawn('worker', ['-A', FEWER_TASKS_IN_CHILDREN, '-c', '1', '--pool', pool]);
-    await worker.ready();
-    const result = fixture.app().sendTask('e2e.workerOnly', [], { taskId: randomUUID() });
-    const error = await result.get({ timeout: 20_000 }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(TaskFailedError);
-    expect((error as TaskFailedError).remote).toMatchObject({ name: 'UnknownTaskError', code: 'CELERIAC_UNKNOWN_TASK' });
-  });
+  it.each(['prefork', 'fork'] as const)(
+    '--pool %s: a task the child does not have fails with UnknownTaskError and its code',
+    async (pool) => {
+      const { fixture, workers } = e2e();
+      const worker = workers.spawn('worker', ['-A', FEWER_TASKS_IN_CHILDREN, '-c', '1', '--pool', pool]);
+      await worker.ready();
+      const result = fixture.app().sendTask('e2e.workerOnly', [], { taskId: randomUUID() });
+      const error = await result.get({ timeout: 20_000 }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect((error as TaskFailedError).remote).toMatchObject({
+        name: 'UnknownTaskError',
+        code: 'CELERIAC_UNKNOWN_TASK',
+      });
+    },
+  );
 });

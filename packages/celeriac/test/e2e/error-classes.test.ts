@@ -11,7 +11,9 @@ describe('celeriac worker: registered error classes across processes', () => {
     await worker.ready();
     const client = fixture.app();
     client.registerError(PaymentDeclined);
-    const failure = (await client.sendTask('e2e.decline', [42]).get({ timeout: 20_000, propagate: false })) as TaskFailedError;
+    const failure = (await client
+      .sendTask('e2e.decline', [42])
+      .get({ timeout: 20_000, propagate: false })) as TaskFailedError;
     expect(failure).toBeInstanceOf(TaskFailedError);
     expect(failure.cause).toBeInstanceOf(PaymentDeclined);
     const declined = failure.cause as PaymentDeclined;

@@ -14,8 +14,16 @@ const ROOT = resolve(__dirname, '../../../..');
 const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
 
 /** Runs `celeriac events --json ...` until it prints an event matching `last`, then stops it (SIGTERM). */
-function tailEvents(args: string[], prefix: string, last: (event: StoredEvent) => boolean): Promise<{ events: StoredEvent[]; code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'events', '--json', ...args], { cwd: ROOT, env: { ...process.env, CELERIAC_TEST_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'] });
+function tailEvents(
+  args: string[],
+  prefix: string,
+  last: (event: StoredEvent) => boolean,
+): Promise<{ events: StoredEvent[]; code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, 'events', '--json', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CELERIAC_TEST_PREFIX: prefix },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: StoredEvent[] = [];
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -46,14 +54,31 @@ describe('events and the failed-task registry', () => {
       if (event.type === 'task-succeeded') controller.abort();
     }
     expect(seen.map((event) => event.type)).toEqual(['task-sent', 'task-received', 'task-started', 'task-succeeded']);
-    expect(seen[3]).toMatchObject({ taskId: result.id, task: 'e2e.add', queue: 'default', hostname: expect.any(String), pid: worker.child.pid, retries: 0, runtime: expect.any(Number) });
+    expect(seen[3]).toMatchObject({
+      taskId: result.id,
+      task: 'e2e.add',
+      queue: 'default',
+      hostname: expect.any(String),
+      pid: worker.child.pid,
+      retries: 0,
+      runtime: expect.any(Number),
+    });
     // Payloads are off by default: no arguments or results in the log.
     expect(seen.some((event) => 'args' in event || 'result' in event)).toBe(false);
     expect((await app.events.recent({ type: 'worker-online' })).map((event) => event.pid)).toContain(worker.child.pid);
 
-    const tail = await tailEvents(['-A', FIXTURE_APP, '--since', '1m', '--task', result.id], fixture.prefix, (event) => event.type === 'task-succeeded');
+    const tail = await tailEvents(
+      ['-A', FIXTURE_APP, '--since', '1m', '--task', result.id],
+      fixture.prefix,
+      (event) => event.type === 'task-succeeded',
+    );
     expect(tail.code).toBe(0);
-    expect(tail.events.map((event) => event.type)).toEqual(['task-sent', 'task-received', 'task-started', 'task-succeeded']);
+    expect(tail.events.map((event) => event.type)).toEqual([
+      'task-sent',
+      'task-received',
+      'task-started',
+      'task-succeeded',
+    ]);
     expect(tail.events.map((event) => event.eventId)).toEqual(seen.map((event) => event.eventId));
   });
 
@@ -75,20 +100,35 @@ describe('events and the failed-task registry', () => {
 
     const listed = await cli('list', '--json');
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: result.id, queue: 'default', task: 'e2e.failUntilMarked', attempts: 1, error: { name: 'E2eFailure', message: 'e2e.failUntilMarked: retry-me is not marked' } })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        id: result.id,
+        queue: 'default',
+        task: 'e2e.failUntilMarked',
+        attempts: 1,
+        error: { name: 'E2eFailure', message: 'e2e.failUntilMarked: retry-me is not marked' },
+      }),
+    ]);
     const shown = await cli('show', result.id);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('args:      ["ok","retry-me"]');
     expect(shown.stdout).toMatch(/E2eFailure: e2e\.failUntilMarked: retry-me is not marked\n\s*at /);
     const failedEvents = await app.events.recent({ task: result.id, type: 'task-failed' });
-    expect(failedEvents).toEqual([expect.objectContaining({ error: { name: 'E2eFailure', message: 'e2e.failUntilMarked: retry-me is not marked' } })]);
+    expect(failedEvents).toEqual([
+      expect.objectContaining({
+        error: { name: 'E2eFailure', message: 'e2e.failUntilMarked: retry-me is not marked' },
+      }),
+    ]);
 
     await fixture.redis().set(`${fixture.prefix}:marks:retry-me`, '1');
     await expect(cli('retry', result.id)).resolves.toMatchObject({ code: 0, stdout: 'Retried 1 failed task(s).\n' });
     await expect(app.result<string>(result.id).get({ timeout: 30_000 })).resolves.toBe('ok');
     expect(await app.result(result.id).record()).toMatchObject({ state: 'SUCCESS', retries: 0 });
     await expect(cli('list')).resolves.toMatchObject({ code: 0, stdout: 'No failed tasks.\n' });
-    await expect(cli('retry', result.id)).resolves.toMatchObject({ code: 1, stderr: expect.stringContaining('1 of the ids given were not in the failed-task registry') });
+    await expect(cli('retry', result.id)).resolves.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('1 of the ids given were not in the failed-task registry'),
+    });
   });
 
   it('discards failed tasks: by id, or every one with --all, and refuses to guess without either', async () => {
@@ -97,12 +137,23 @@ describe('events and the failed-task registry', () => {
     await worker.ready();
     const app = fixture.app();
     const results = ['a', 'b', 'c'].map((name) => app.sendTask('e2e.failUntilMarked', [name, `never-${name}`]));
-    await Promise.all(results.map((result) => expect(result).rejects.toMatchObject({ remote: { name: 'E2eFailure' } })));
+    await Promise.all(
+      results.map((result) => expect(result).rejects.toMatchObject({ remote: { name: 'E2eFailure' } })),
+    );
     const cli = (...args: string[]) => runCli(['failed', ...args, '-A', FIXTURE_APP], fixture.prefix);
-    await expect(cli('discard')).resolves.toMatchObject({ code: 1, stderr: expect.stringContaining('Give the ids to discard, or --all') });
-    await expect(cli('discard', results[0]!.id)).resolves.toMatchObject({ code: 0, stdout: 'Discarded 1 failed task(s).\n' });
+    await expect(cli('discard')).resolves.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('Give the ids to discard, or --all'),
+    });
+    await expect(cli('discard', results[0]!.id)).resolves.toMatchObject({
+      code: 0,
+      stdout: 'Discarded 1 failed task(s).\n',
+    });
     expect((await app.failed.list()).map((task) => task.id).sort()).toEqual([results[1]!.id, results[2]!.id].sort());
-    await expect(cli('discard', '--all', '-Q', 'default')).resolves.toMatchObject({ code: 0, stdout: 'Discarded 2 failed task(s).\n' });
+    await expect(cli('discard', '--all', '-Q', 'default')).resolves.toMatchObject({
+      code: 0,
+      stdout: 'Discarded 2 failed task(s).\n',
+    });
     expect(await app.failed.list()).toEqual([]);
   });
 });

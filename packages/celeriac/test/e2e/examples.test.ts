@@ -16,29 +16,46 @@ function run(script: string, prefix: string): Promise<{ code: number; output: st
   const env = { ...process.env, CELERIAC_EXAMPLE_PREFIX: prefix };
   return new Promise((done) => {
     // Killed after 60 s, before the test's own limit (90 s), so no example outlives its test.
-    execFile(process.execPath, [resolve(ROOT, script)], { cwd: ROOT, env, timeout: 60_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [resolve(ROOT, script)],
+      { cwd: ROOT, env, timeout: 60_000, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
 describe('the examples', () => {
   it.each([
-    ['quickstart (npm run demo)', 'examples/quickstart/dist/main.js', /Redis answered PING[\s\S]*math\.add\(2, 3\) = 5/],
+    [
+      'quickstart (npm run demo)',
+      'examples/quickstart/dist/main.js',
+      /Redis answered PING[\s\S]*math\.add\(2, 3\) = 5/,
+    ],
     ['dead-letters', 'examples/dead-letters/dist/main.js', /discardDead\('reports', \[id\]\) discarded 1/],
     ['canvas', 'examples/canvas/dist/main.js', /Broker: Redis at[\s\S]*chord with a failing member: ChordError/],
     ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],
     ['beat', 'examples/beat/dist/run-demo.js', /each fired once, none missing, all ran/],
-    ['operations', 'examples/operations/dist/run-demo.js', /orders\.ship after the retry: order A-1001 shipped[\s\S]*No failed tasks\./],
-  ])('%s runs to the end', async (name, script, shows) => {
-    const prefix = freshPrefix(`examples-${name.split(' ')[0]}`);
-    const redis = new Redis(REDIS_URL);
-    try {
-      const { code, output } = await run(script, prefix);
-      expect({ code, shows: shows.test(output) }).toEqual({ code: 0, shows: true });
-    } finally {
-      await deleteKeysUnder(redis, prefix);
-      await redis.quit();
-    }
-  }, 90_000);
+    [
+      'operations',
+      'examples/operations/dist/run-demo.js',
+      /orders\.ship after the retry: order A-1001 shipped[\s\S]*No failed tasks\./,
+    ],
+  ])(
+    '%s runs to the end',
+    async (name, script, shows) => {
+      const prefix = freshPrefix(`examples-${name.split(' ')[0]}`);
+      const redis = new Redis(REDIS_URL);
+      try {
+        const { code, output } = await run(script, prefix);
+        expect({ code, shows: shows.test(output) }).toEqual({ code: 0, shows: true });
+      } finally {
+        await deleteKeysUnder(redis, prefix);
+        await redis.quit();
+      }
+    },
+    90_000,
+  );
 });

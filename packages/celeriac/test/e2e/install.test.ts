@@ -17,7 +17,8 @@ const PACKAGES = ['celeriac', '@celeriac/core', '@celeriac/redis', '@celeriac/wo
 
 /** The version the workspace itself uses of a package the user project installs too (cached by `npm ci`). */
 function workspaceVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 const TSCONFIG = {
@@ -89,13 +90,21 @@ describe('the packed packages, installed into a project of its own', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'celeriac-install-'));
     const packs = join(work, 'packs');
-    const tarballs = execFileSync(process.execPath, [join(ROOT, 'scripts/pack.mjs'), packs], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    const tarballs = execFileSync(process.execPath, [join(ROOT, 'scripts/pack.mjs'), packs], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n');
     project = join(work, 'project');
     mkdirSync(join(project, 'src'), { recursive: true });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'install-check', private: true }));
     // The dependencies come from npm's cache when `npm ci` put them there; the registry otherwise.
     const extras = ['reflect-metadata', '@types/node'].map((name) => `${name}@${workspaceVersion(name)}`);
-    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, ...extras], { cwd: project, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, ...extras], {
+      cwd: project,
+      stdio: 'pipe',
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -111,10 +120,16 @@ describe('the packed packages, installed into a project of its own', () => {
       const dir = join(project, 'node_modules', name);
       expect(lstatSync(dir).isSymbolicLink()).toBe(false);
       const files = filesUnder(dir);
-      expect(files.filter((file) => !/^(dist\/|package\.json$|README|LICENSE)/.test(file) && !/^(bin|src\/scripts)\//.test(file))).toEqual([]);
+      expect(
+        files.filter(
+          (file) => !/^(dist\/|package\.json$|README|LICENSE)/.test(file) && !/^(bin|src\/scripts)\//.test(file),
+        ),
+      ).toEqual([]);
       expect(files.filter((file) => /\.map$|tsbuildinfo/.test(file))).toEqual([]);
     }
-    expect(filesUnder(join(project, 'node_modules/@celeriac/redis/src/scripts')).some((file) => file.endsWith('.lua'))).toBe(true);
+    expect(
+      filesUnder(join(project, 'node_modules/@celeriac/redis/src/scripts')).some((file) => file.endsWith('.lua')),
+    ).toBe(true);
   });
 
   it('serves the named entry points to CommonJS and ES modules, and refuses deep imports', () => {
@@ -122,21 +137,32 @@ describe('the packed packages, installed into a project of its own', () => {
       const script = `try { console.log(require.resolve(${JSON.stringify(specifier)})); } catch (error) { console.log(error.code); }`;
       return execFileSync(process.execPath, ['-e', script], { cwd: project, encoding: 'utf8' }).trim();
     };
-    expect(resolveIn('@celeriac/core/testing')).toBe(join(project, 'node_modules/@celeriac/core/dist/testing/index.js'));
+    expect(resolveIn('@celeriac/core/testing')).toBe(
+      join(project, 'node_modules/@celeriac/core/dist/testing/index.js'),
+    );
     expect(resolveIn('@celeriac/worker/dist/pool/child-handle')).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
     expect(resolveIn('celeriac/dist/index.js')).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
     writeFileSync(join(project, 'esm-check.mjs'), ESM_CHECK);
-    expect(execFileSync(process.execPath, ['esm-check.mjs'], { cwd: project, encoding: 'utf8' }).trim()).toBe('function,function,function,function');
+    expect(execFileSync(process.execPath, ['esm-check.mjs'], { cwd: project, encoding: 'utf8' }).trim()).toBe(
+      'function,function,function,function',
+    );
   });
 
   it('compiles a decorated tasks module strictly, runs `celeriac worker` from the bin, and a sender gets the results', async () => {
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     writeFileSync(join(project, 'src/tasks.ts'), TASKS);
     writeFileSync(join(project, 'src/send.ts'), SEND);
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: project, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
+      cwd: project,
+      stdio: 'pipe',
+    });
 
     const env = { ...process.env, REDIS_URL, APP_PREFIX: prefix };
-    const started = spawn(join(project, 'node_modules/.bin/celeriac'), ['worker', '-A', './dist/tasks.js', '-c', '1', '--json-logs'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(
+      join(project, 'node_modules/.bin/celeriac'),
+      ['worker', '-A', './dist/tasks.js', '-c', '1', '--json-logs'],
+      { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     worker = started;
     const stderr: string[] = [];
     createInterface({ input: started.stderr }).on('line', (line) => stderr.push(line));
@@ -148,7 +174,9 @@ describe('the packed packages, installed into a project of its own', () => {
         messages.push(message);
         if (message.endsWith(' ready')) resolveReady();
       });
-      void exited.then((code) => rejectReady(new Error(`The worker exited (code ${code}) before it was ready: ${stderr.join('\n')}`)));
+      void exited.then((code) =>
+        rejectReady(new Error(`The worker exited (code ${code}) before it was ready: ${stderr.join('\n')}`)),
+      );
     });
 
     const sent = execFileSync(process.execPath, ['dist/send.js'], { cwd: project, env, encoding: 'utf8' });

@@ -16,8 +16,16 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
     const { bin } = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { bin: { celeriac: string } };
     // `npm ci` skips a bin whose file is missing, and dist/ exists only after `npm run build`.
     expect(bin.celeriac).toBe('bin/celeriac.js');
-    expect(execFileSync('git', ['ls-files', bin.celeriac], { cwd: PACKAGE, encoding: 'utf8' }).trim()).toBe(bin.celeriac);
-    expect(execFileSync('npx', ['celeriac', '--version'], { cwd: ROOT, env: { ...process.env, npm_config_yes: 'false' }, encoding: 'utf8' }).trim()).toBe('0.1.0');
+    expect(execFileSync('git', ['ls-files', bin.celeriac], { cwd: PACKAGE, encoding: 'utf8' }).trim()).toBe(
+      bin.celeriac,
+    );
+    expect(
+      execFileSync('npx', ['celeriac', '--version'], {
+        cwd: ROOT,
+        env: { ...process.env, npm_config_yes: 'false' },
+        encoding: 'utf8',
+      }).trim(),
+    ).toBe('0.1.0');
 
     const unbuilt = mkdtempSync(join(tmpdir(), 'celeriac-unbuilt-'));
     try {
@@ -26,7 +34,10 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
       expect(existsSync(join(unbuilt, 'dist'))).toBe(false);
       const run = (() => {
         try {
-          execFileSync(process.execPath, [join(unbuilt, bin.celeriac), '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+          execFileSync(process.execPath, [join(unbuilt, bin.celeriac), '--version'], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           return { status: 0, stderr: '' };
         } catch (error) {
           return error as { status: number; stderr: string };
@@ -41,11 +52,19 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
 
   it('SIGTERM to npx drains the worker: the running task finishes, a waiting one stays queued, and no process is left', async () => {
     const { fixture, workers } = e2e();
-    const npx = workers.spawn('worker', ['-A', FIXTURE_APP, '-c', '1', '--prefetch', '0', '--pool', 'prefork'], {}, 'npx');
+    const npx = workers.spawn(
+      'worker',
+      ['-A', FIXTURE_APP, '-c', '1', '--prefetch', '0', '--pool', 'prefork'],
+      {},
+      'npx',
+    );
     const outputClosed = new Promise((resolveClosed) => npx.child.stdout!.once('close', resolveClosed));
     // Read apart from npx.waitForLog, which gives up once npx (the child) has exited.
     const noticed = new Promise<void>((resolveNoticed) =>
-      createInterface({ input: npx.child.stdout! }).on('line', (text) => text.includes('npm, which started this process, has exited') && resolveNoticed()),
+      createInterface({ input: npx.child.stdout! }).on(
+        'line',
+        (text) => text.includes('npm, which started this process, has exited') && resolveNoticed(),
+      ),
     );
     const ready = await npx.ready();
     const worker = ready.pid as number;
@@ -61,7 +80,10 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
     await npx.exited;
     // npx does not pass the signal on; the worker notices that npm is gone and drains as on SIGTERM.
     // (Without that it would run on under PID 1: `gone` kills it after 15 s and fails the test.)
-    await Promise.race([noticed, gone(worker, 15_000).then(() => Promise.reject(new Error('the worker ended without noticing that npm exited')))]);
+    await Promise.race([
+      noticed,
+      gone(worker, 15_000).then(() => Promise.reject(new Error('the worker ended without noticing that npm exited'))),
+    ]);
     await fixture.redis().lpush(`${fixture.prefix}:marks:npx`, 'open'); // the running task may finish now
     await gone(worker, 15_000);
     for (const pid of pool) await gone(pid, 5_000);

@@ -33,8 +33,17 @@ describe('operations: inspect, control, queue, call', () => {
 
     const active = await cli('inspect', 'active', '--json', '--timeout', '2s');
     expect(active.code).toBe(0);
-    const held = Object.values(JSON.parse(active.stdout) as Record<string, Array<{ id: string; name: string; args: string; started?: number }>>).flat();
-    expect(held).toEqual([expect.objectContaining({ id: 'long-1', name: 'e2e.gate', args: '["done","active"]', started: expect.any(Number) })]);
+    const held = Object.values(
+      JSON.parse(active.stdout) as Record<string, Array<{ id: string; name: string; args: string; started?: number }>>,
+    ).flat();
+    expect(held).toEqual([
+      expect.objectContaining({
+        id: 'long-1',
+        name: 'e2e.gate',
+        args: '["done","active"]',
+        started: expect.any(Number),
+      }),
+    ]);
     const table = await cli('inspect', 'active', '--timeout', '2s');
     expect(table.stdout).toMatch(/long-1 +e2e\.gate +default +\["done","active"\]/);
     // The gate task waits 20 s at most: let it finish before the slower checks.
@@ -47,7 +56,10 @@ describe('operations: inspect, control, queue, call', () => {
 
     const status = await cli('status', '--json', '--timeout', '2s');
     expect(status.code).toBe(0);
-    const parsed = JSON.parse(status.stdout) as { workers: Array<{ hostname: string; concurrency: number; pool: string; processed: number }>; queues: Array<{ name: string; active: number }> };
+    const parsed = JSON.parse(status.stdout) as {
+      workers: Array<{ hostname: string; concurrency: number; pool: string; processed: number }>;
+      queues: Array<{ name: string; active: number }>;
+    };
     expect(parsed.workers.map((w) => w.hostname)).toEqual(['w-one', 'w-two']);
     expect(parsed.workers.map((w) => w.processed)).toEqual(expect.arrayContaining([1]));
     expect(parsed.queues).toEqual([expect.objectContaining({ name: 'default', ready: 0, active: 0, paused: false })]);
@@ -60,8 +72,12 @@ describe('operations: inspect, control, queue, call', () => {
     const held = client.sendTask<number>('e2e.add', [1, 2]);
     await held.sent;
     // The worker is idle and consuming: it answers, yet does not take the task.
-    await expect(client.control.inspect('active', { destination: 'w-pause' })).resolves.toEqual([{ hostname: 'w-pause', ok: true, value: [] }]);
-    await expect(client.queues.list()).resolves.toEqual([expect.objectContaining({ name: 'default', ready: 1, paused: true })]);
+    await expect(client.control.inspect('active', { destination: 'w-pause' })).resolves.toEqual([
+      { hostname: 'w-pause', ok: true, value: [] },
+    ]);
+    await expect(client.queues.list()).resolves.toEqual([
+      expect.objectContaining({ name: 'default', ready: 1, paused: true }),
+    ]);
     first.signal('SIGTERM');
     await first.exited;
 
@@ -105,10 +121,19 @@ describe('operations: inspect, control, queue, call', () => {
   it('pool-grow on a prefork worker starts more children, pool-shrink retires one', async () => {
     const w = await worker('w-prefork', ['--pool', 'prefork']);
     const before = w.children().filter((child) => child.command.includes('node')).length;
-    await expect(cli('control', 'pool-grow', '1', '--worker', 'w-prefork', '--timeout', '20s')).resolves.toMatchObject({ code: 0, stdout: 'w-prefork: {"concurrency":3}\n' });
+    await expect(cli('control', 'pool-grow', '1', '--worker', 'w-prefork', '--timeout', '20s')).resolves.toMatchObject({
+      code: 0,
+      stdout: 'w-prefork: {"concurrency":3}\n',
+    });
     expect(w.children().filter((child) => child.command.includes('node')).length).toBe(before + 1);
-    await expect(cli('control', 'pool-shrink', '2', '--worker', 'w-prefork')).resolves.toMatchObject({ code: 0, stdout: 'w-prefork: {"concurrency":1}\n' });
-    await w.waitForLog((line) => /the pool shrank/.test(line.msg) && w.lines.filter((l) => /the pool shrank/.test(l.msg)).length === 2, 'two children retired');
+    await expect(cli('control', 'pool-shrink', '2', '--worker', 'w-prefork')).resolves.toMatchObject({
+      code: 0,
+      stdout: 'w-prefork: {"concurrency":1}\n',
+    });
+    await w.waitForLog(
+      (line) => /the pool shrank/.test(line.msg) && w.lines.filter((l) => /the pool shrank/.test(l.msg)).length === 2,
+      'two children retired',
+    );
   }, 60_000);
 
   it('call --wait prints the result, result reads it back, revoke records REVOKED; --json parses', async () => {
@@ -119,25 +144,41 @@ describe('operations: inspect, control, queue, call', () => {
     expect(record).toMatchObject({ state: 'SUCCESS', result: 5, task: 'e2e.add' });
     const shown = await cli('result', record.id);
     expect(shown.stdout).toContain(`${record.id}  SUCCESS\ntask: e2e.add\nresult: 5`);
-    await expect(cli('call', 'e2e.add', '--args', '{"a":1}')).resolves.toMatchObject({ code: 1, stderr: expect.stringContaining('--args must be a JSON array') });
+    await expect(cli('call', 'e2e.add', '--args', '{"a":1}')).resolves.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--args must be a JSON array'),
+    });
 
     const client = e2e().fixture.app();
     await client.queues.pause('default');
     const waiting = client.sendTask('e2e.add', [1, 1]);
     await waiting.sent;
     await expect(cli('revoke', waiting.id)).resolves.toMatchObject({ code: 0 });
-    await expect(cli('result', waiting.id, '--json')).resolves.toMatchObject({ code: 1, stdout: expect.stringContaining('"REVOKED"') });
-    await expect(cli('queue', 'purge', 'default')).resolves.toMatchObject({ code: 1, stderr: expect.stringContaining('--yes') });
+    await expect(cli('result', waiting.id, '--json')).resolves.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('"REVOKED"'),
+    });
+    await expect(cli('queue', 'purge', 'default')).resolves.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--yes'),
+    });
   });
 
   it('no worker answering, and an unreachable broker, exit non-zero with a clear message', async () => {
     const none = await cli('inspect', 'active', '--timeout', '200ms');
     expect(none).toMatchObject({ code: 1, stderr: expect.stringContaining('No worker answered within 200 ms') });
     expect(none.stderr).toContain('CELERIAC_NO_REPLY');
-    const down = await runCli(['control', 'ping', '-A', FIXTURE_APP], e2e().fixture.prefix, { REDIS_URL: 'redis://127.0.0.1:1/0' });
+    const down = await runCli(['control', 'ping', '-A', FIXTURE_APP], e2e().fixture.prefix, {
+      REDIS_URL: 'redis://127.0.0.1:1/0',
+    });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/unreachable.*CELERIAC_BROKER_UNAVAILABLE/s);
-    const status = await runCli(['status', '-A', FIXTURE_APP], e2e().fixture.prefix, { REDIS_URL: 'redis://127.0.0.1:1/0' });
-    expect(status).toMatchObject({ code: 1, stderr: expect.stringMatching(/Could not list the queues: Redis at redis:\/\/127\.0\.0\.1:1\/0 is unreachable/) });
+    const status = await runCli(['status', '-A', FIXTURE_APP], e2e().fixture.prefix, {
+      REDIS_URL: 'redis://127.0.0.1:1/0',
+    });
+    expect(status).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/Could not list the queues: Redis at redis:\/\/127\.0\.0\.1:1\/0 is unreachable/),
+    });
   });
 });

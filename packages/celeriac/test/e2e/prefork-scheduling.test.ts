@@ -10,7 +10,9 @@ describe('celeriac worker: prefork scheduling', () => {
     const worker = workers.start(['-c', '2', '--pool', 'prefork']);
     await worker.ready();
     const client = fixture.app();
-    const pids = await Promise.all([1, 2, 3, 4].map(() => client.sendTask<number>('e2e.sleep', [200]).get({ timeout: 20_000 })));
+    const pids = await Promise.all(
+      [1, 2, 3, 4].map(() => client.sendTask<number>('e2e.sleep', [200]).get({ timeout: 20_000 })),
+    );
     expect(new Set(pids).size).toBe(2);
   });
 
@@ -20,7 +22,9 @@ describe('celeriac worker: prefork scheduling', () => {
     await worker.ready();
     const client = fixture.app();
     // Short tasks first: the children learn that tasks are short and take several at a time.
-    await Promise.all(Array.from({ length: 20 }, () => client.sendTask<number>('e2e.sleep', [0]).get({ timeout: 20_000 })));
+    await Promise.all(
+      Array.from({ length: 20 }, () => client.sendTask<number>('e2e.sleep', [0]).get({ timeout: 20_000 })),
+    );
     const long = client.sendTask<string>('e2e.gate', ['long done', 'withdraw']);
     const shorts = Array.from({ length: 10 }, () => client.sendTask<number>('e2e.sleep', [0]));
     // Some of these were queued in the child that runs the long task: they finish before it does.
@@ -46,10 +50,16 @@ describe('celeriac worker: prefork scheduling', () => {
       const [third, fourth] = [0, 1].map(() => client.sendTask<number>('e2e.pid', []));
       await reserved(client, revoked, third!, fourth!);
       await revoked.revoke({ terminate: true });
-      await worker.waitForLog((line) => line.id === revoked.id && /revoked with terminate/.test(line.msg), 'the revoke');
+      await worker.waitForLog(
+        (line) => line.id === revoked.id && /revoked with terminate/.test(line.msg),
+        'the revoke',
+      );
       open();
       await expect(spinning.get({ timeout: 20_000 })).resolves.toBe(1);
-      const [thirdPid, fourthPid] = await Promise.all([third!.get({ timeout: 20_000 }), fourth!.get({ timeout: 20_000 })]);
+      const [thirdPid, fourthPid] = await Promise.all([
+        third!.get({ timeout: 20_000 }),
+        fourth!.get({ timeout: 20_000 }),
+      ]);
       await expect(revoked.state()).resolves.toBe('REVOKED');
       // It never ran: the child read the revoke before it began the task, and the worker never
       // took it as started.
@@ -65,7 +75,9 @@ describe('celeriac worker: prefork scheduling', () => {
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-tasks-per-child', '2']);
     await worker.ready();
     const client = fixture.app();
-    const pids = await Promise.all(Array.from({ length: 8 }, () => client.sendTask<number>('e2e.sleep', [20]).get({ timeout: 20_000 })));
+    const pids = await Promise.all(
+      Array.from({ length: 8 }, () => client.sendTask<number>('e2e.sleep', [20]).get({ timeout: 20_000 })),
+    );
     const perChild = new Map<number, number>();
     for (const pid of pids) perChild.set(pid, (perChild.get(pid) ?? 0) + 1);
     expect(Math.max(...perChild.values())).toBeLessThanOrEqual(2);

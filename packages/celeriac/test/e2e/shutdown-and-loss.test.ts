@@ -43,17 +43,20 @@ describe('celeriac worker: shutdown and lost workers', () => {
     await expect(Promise.all(waiting.map((result) => result.get({ timeout: 20_000 })))).resolves.toHaveLength(2);
   });
 
-  it.each(['prefork', 'fork'] as const)('--pool %s: on Ctrl-C (SIGINT to the worker\'s process group), finishes the running task and exits 0', async (pool) => {
-    const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1', '--pool', pool]);
-    await worker.ready();
-    const client = fixture.app();
-    const running = client.sendTask<number>('e2e.sleep', [600]);
-    await worker.started(running.id);
-    worker.signalGroup('SIGINT');
-    await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
-    await expect(running.state()).resolves.toBe('SUCCESS');
-  });
+  it.each(['prefork', 'fork'] as const)(
+    "--pool %s: on Ctrl-C (SIGINT to the worker's process group), finishes the running task and exits 0",
+    async (pool) => {
+      const { fixture, workers } = e2e();
+      const worker = workers.start(['-c', '1', '--pool', pool]);
+      await worker.ready();
+      const client = fixture.app();
+      const running = client.sendTask<number>('e2e.sleep', [600]);
+      await worker.started(running.id);
+      worker.signalGroup('SIGINT');
+      await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
+      await expect(running.state()).resolves.toBe('SUCCESS');
+    },
+  );
 
   it('on SIGTERM, takes back the jobs queued in prefork children without running any of them twice', async () => {
     const { fixture, workers } = e2e();
@@ -94,7 +97,8 @@ describe('celeriac worker: shutdown and lost workers', () => {
       await expect(client.broker.stats('default')).resolves.toMatchObject({ active: 0 });
       // Nor does its log leave a task started: a job given back after it was counted as begun says so.
       const lastState = new Map<string, unknown>();
-      for (const line of worker.lines) if (typeof line.id === 'string' && line.state !== undefined) lastState.set(line.id, line.state);
+      for (const line of worker.lines)
+        if (typeof line.id === 'string' && line.state !== undefined) lastState.set(line.id, line.state);
       expect([...lastState].filter(([, state]) => state === 'STARTED')).toEqual([]);
     }
   }, 60_000);
@@ -116,7 +120,10 @@ describe('celeriac worker: shutdown and lost workers', () => {
         const queued = client.sendTask<number>('e2e.tally', [2]);
         await reserved(client, queued);
         worker.signal('SIGTERM');
-        await worker.waitForLog((line) => /queued in busy pool children|^Handing prefetched tasks back/.test(line.msg), 'the end of the take-back');
+        await worker.waitForLog(
+          (line) => /queued in busy pool children|^Handing prefetched tasks back/.test(line.msg),
+          'the end of the take-back',
+        );
         open();
         await expect(worker.exited).resolves.toEqual({ code: 0, signal: null });
         await expect(spinning.state()).resolves.toBe('SUCCESS');

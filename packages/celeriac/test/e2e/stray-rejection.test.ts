@@ -10,7 +10,9 @@ describe('celeriac worker: a rejected promise that a task leaves behind', () => 
     const client = fixture.app();
     await expect(client.sendTask('e2e.strayRejection', ['kept']).get({ timeout: 20_000 })).resolves.toBe('kept');
     const logged = await worker.waitForLog((line) => /nobody awaited it/.test(String(line.msg)), 'the stray rejection');
-    expect(logged).toMatchObject({ error: expect.objectContaining({ message: 'stray rejection', stack: expect.stringContaining('E2eFailure') }) });
+    expect(logged).toMatchObject({
+      error: expect.objectContaining({ message: 'stray rejection', stack: expect.stringContaining('E2eFailure') }),
+    });
     await expect(client.sendTask('e2e.add', [1, 1]).get({ timeout: 20_000 })).resolves.toBe(2);
     expect(worker.child.exitCode).toBeNull();
   });

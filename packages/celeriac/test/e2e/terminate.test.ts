@@ -28,7 +28,10 @@ describe('celeriac worker: revoke with terminate', () => {
       const pid = await childPid;
       stop?.();
       await client.revoke(id, { terminate: true, ...options });
-      await expect(spinning.get({ timeout: 20_000 })).rejects.toMatchObject({ code: 'CELERIAC_TASK_REVOKED', reason: 'terminated' });
+      await expect(spinning.get({ timeout: 20_000 })).rejects.toMatchObject({
+        code: 'CELERIAC_TASK_REVOKED',
+        reason: 'terminated',
+      });
       const next = await client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 });
       expect(next).not.toBe(pid);
       expect(() => process.kill(pid, 0)).toThrow();

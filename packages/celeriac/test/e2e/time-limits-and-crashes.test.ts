@@ -20,13 +20,18 @@ describe('celeriac worker: hard limits and crashes', () => {
   it.each([
     ['prefork', ['--time-limit', '30d', '--soft-time-limit', '30d'], {}],
     ['fork', [], { timeLimit: 1e12, softTimeLimit: 1e12 }],
-  ] as const)('--pool %s: limits past setTimeout’s 2^31-1 ms (%j %j) let a task run to its end', async (pool, flags, limits) => {
-    const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1', '--pool', pool, ...flags]);
-    await worker.ready();
-    const client = fixture.app();
-    await expect(client.sendTask<number>('e2e.sleep', [50], limits).get({ timeout: 20_000 })).resolves.toEqual(expect.any(Number));
-  });
+  ] as const)(
+    '--pool %s: limits past setTimeout’s 2^31-1 ms (%j %j) let a task run to its end',
+    async (pool, flags, limits) => {
+      const { fixture, workers } = e2e();
+      const worker = workers.start(['-c', '1', '--pool', pool, ...flags]);
+      await worker.ready();
+      const client = fixture.app();
+      await expect(client.sendTask<number>('e2e.sleep', [50], limits).get({ timeout: 20_000 })).resolves.toEqual(
+        expect.any(Number),
+      );
+    },
+  );
 
   it('retries a task whose child crashed, then fails it with WorkerLostError', async () => {
     const { fixture, workers } = e2e();
@@ -49,16 +54,19 @@ describe('celeriac worker: hard limits and crashes', () => {
     ['fork', 'exit'],
     ['fork', 'throw'],
     ['prefork', 'exit'],
-  ] as const)('--pool %s: a child that ends outside the task call (%s) fails the task with WorkerLostError', async (pool, how) => {
-    const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1', '--pool', pool]);
-    await worker.ready();
-    const client = fixture.app({ maxDeliveries: 2 });
-    const failure = await client.sendTask('e2e.crashLater', [how]).get({ timeout: 20_000, propagate: false });
-    expect(failure).toBeInstanceOf(TaskFailedError);
-    expect((failure as TaskFailedError).remote.name).toBe('WorkerLostError');
-    await expect(client.sendTask('e2e.add', [2, 2]).get({ timeout: 20_000 })).resolves.toBe(4);
-  });
+  ] as const)(
+    '--pool %s: a child that ends outside the task call (%s) fails the task with WorkerLostError',
+    async (pool, how) => {
+      const { fixture, workers } = e2e();
+      const worker = workers.start(['-c', '1', '--pool', pool]);
+      await worker.ready();
+      const client = fixture.app({ maxDeliveries: 2 });
+      const failure = await client.sendTask('e2e.crashLater', [how]).get({ timeout: 20_000, propagate: false });
+      expect(failure).toBeInstanceOf(TaskFailedError);
+      expect((failure as TaskFailedError).remote.name).toBe('WorkerLostError');
+      await expect(client.sendTask('e2e.add', [2, 2]).get({ timeout: 20_000 })).resolves.toBe(4);
+    },
+  );
 
   it('replaces a prefork child whose memory passed --max-memory-per-child', async () => {
     const { fixture, workers } = e2e();
@@ -66,7 +74,10 @@ describe('celeriac worker: hard limits and crashes', () => {
     await worker.ready();
     const client = fixture.app();
     const first = await client.sendTask<number>('e2e.leak', [200]).get({ timeout: 20_000 });
-    await worker.waitForLog((line) => line.child === first && /max-memory-per-child/.test(String(line.reason)), 'the replacement');
+    await worker.waitForLog(
+      (line) => line.child === first && /max-memory-per-child/.test(String(line.reason)),
+      'the replacement',
+    );
     const second = await client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 });
     expect(second).not.toBe(first);
   });
@@ -74,27 +85,37 @@ describe('celeriac worker: hard limits and crashes', () => {
   it.each([
     ['prefork', /exited/],
     ['fork', /before it got a task/],
-  ] as const)('--pool %s: replaces a child killed while it held no task, and the next task never sees it', async (pool, reason) => {
-    const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '1', '--pool', pool]);
-    await worker.ready();
-    const [child] = worker.children().filter(({ command }) => command === 'node');
-    expect(child).toBeDefined();
-    process.kill(child!.pid, 'SIGKILL');
-    await worker.waitForLog((line) => line.child === child!.pid && reason.test(String(line.reason)), 'the replacement');
-    const client = fixture.app();
-    const result = client.sendTask<number>('e2e.pid', []);
-    expect(await result.get({ timeout: 20_000 })).not.toBe(child!.pid);
-    // It ran on its first delivery: the dead child did not cost it a lost one.
-    expect(worker.lines.filter((line) => line.id === result.id).map((line) => line.state)).not.toContain('REDELIVERED');
-  });
+  ] as const)(
+    '--pool %s: replaces a child killed while it held no task, and the next task never sees it',
+    async (pool, reason) => {
+      const { fixture, workers } = e2e();
+      const worker = workers.start(['-c', '1', '--pool', pool]);
+      await worker.ready();
+      const [child] = worker.children().filter(({ command }) => command === 'node');
+      expect(child).toBeDefined();
+      process.kill(child!.pid, 'SIGKILL');
+      await worker.waitForLog(
+        (line) => line.child === child!.pid && reason.test(String(line.reason)),
+        'the replacement',
+      );
+      const client = fixture.app();
+      const result = client.sendTask<number>('e2e.pid', []);
+      expect(await result.get({ timeout: 20_000 })).not.toBe(child!.pid);
+      // It ran on its first delivery: the dead child did not cost it a lost one.
+      expect(worker.lines.filter((line) => line.id === result.id).map((line) => line.state)).not.toContain(
+        'REDELIVERED',
+      );
+    },
+  );
 
   it('runs every task in a new process with --pool fork', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'fork']);
     await worker.ready();
     const client = fixture.app();
-    const pids = await Promise.all(Array.from({ length: 6 }, () => client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 })));
+    const pids = await Promise.all(
+      Array.from({ length: 6 }, () => client.sendTask<number>('e2e.pid', []).get({ timeout: 20_000 })),
+    );
     expect(new Set(pids).size).toBe(6);
   });
 
@@ -108,7 +129,9 @@ describe('celeriac worker: hard limits and crashes', () => {
     // Listen before sending, so no state can come before the subscription.
     const id = randomUUID();
     const states: string[] = [];
-    const stop = client.backend.onChange?.(id, (record) => states.push(`${record.state}:${JSON.stringify(record.meta ?? null)}`));
+    const stop = client.backend.onChange?.(id, (record) =>
+      states.push(`${record.state}:${JSON.stringify(record.meta ?? null)}`),
+    );
     await stop?.ready;
     const result = client.sendTask('e2e.progress', [3], { taskId: id });
     await expect(result.get({ timeout: 20_000 })).resolves.toBe(3);

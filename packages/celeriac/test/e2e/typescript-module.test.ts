@@ -12,7 +12,9 @@ describe('celeriac worker -A with a TypeScript module', () => {
   });
 
   it('loads a .ts app module through tsx, in the worker and in its prefork children', async () => {
-    worker = new WorkerProcess(['-A', join(__dirname, 'fixtures/ts-app.ts'), '-c', '1', '--pool', 'prefork'], { CELERIAC_TEST_PREFIX: fixture.prefix });
+    worker = new WorkerProcess(['-A', join(__dirname, 'fixtures/ts-app.ts'), '-c', '1', '--pool', 'prefork'], {
+      CELERIAC_TEST_PREFIX: fixture.prefix,
+    });
     await worker.ready();
     const client = fixture.app();
     await expect(client.sendTask('e2e.ts.multiply', [6, 7]).get({ timeout: 20_000 })).resolves.toBe(42);

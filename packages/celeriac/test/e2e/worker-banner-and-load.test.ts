@@ -9,7 +9,9 @@ describe('celeriac worker: what it tells at start', () => {
 
   it('logs, when ready, the broker (password hidden), the prefix, queues, pool, concurrency and task names', async () => {
     const { fixture, workers } = e2e();
-    const worker = workers.start(['-c', '2', '--pool', 'prefork', '-Q', 'default,reports'], { REDIS_URL: 'redis://:hunter2@127.0.0.1:6379/0' });
+    const worker = workers.start(['-c', '2', '--pool', 'prefork', '-Q', 'default,reports'], {
+      REDIS_URL: 'redis://:hunter2@127.0.0.1:6379/0',
+    });
     const ready = await worker.ready();
     expect(ready).toMatchObject({
       broker: 'redis://:***@127.0.0.1:6379/0',
@@ -25,7 +27,9 @@ describe('celeriac worker: what it tells at start', () => {
   it('prints the stack of an error the app module throws while loading, and exits 2', async () => {
     const run = await runCli(['worker', '-A', THROWS_ON_LOAD], 'e2e-banner-unused');
     expect(run.code).toBe(2);
-    expect(run.stdout).toContain(`The app module ${THROWS_ON_LOAD} failed to load: settings.json has no "broker" field`);
+    expect(run.stdout).toContain(
+      `The app module ${THROWS_ON_LOAD} failed to load: settings.json has no "broker" field`,
+    );
     // Where it was thrown: the function and line in the module.
     expect(run.stdout).toMatch(new RegExp(`at readSettings \\(${THROWS_ON_LOAD.replace(/[.]/g, '\\.')}:3:`));
   });

@@ -30,7 +30,11 @@ for (const property of ['broker', 'backend'] as const) {
       const value: unknown = getter.call(this);
       if (!seen.has(this)) {
         seen.add(this);
-        tracker.track({ describe: () => `an app (prefix ${this.options.prefix})`, isOpen: () => !this.closed, close: () => this.close() });
+        tracker.track({
+          describe: () => `an app (prefix ${this.options.prefix})`,
+          isOpen: () => !this.closed,
+          close: () => this.close(),
+        });
       }
       return value;
     },

@@ -8,7 +8,11 @@ function listen(app: Celeriac, id: string, listener: (record: TaskRecord) => voi
 }
 
 /** Resolves with the task's record once it is in `state` (at once if it already is). */
-export function stateReached(app: Celeriac, result: AsyncResult<unknown> | string, state: TaskState): Promise<TaskRecord> {
+export function stateReached(
+  app: Celeriac,
+  result: AsyncResult<unknown> | string,
+  state: TaskState,
+): Promise<TaskRecord> {
   const id = typeof result === 'string' ? result : result.id;
   return new Promise((resolve, reject) => {
     let done = false;

@@ -54,7 +54,12 @@ export class Chain<R = unknown, H = AsyncResult<R>> extends Workflow<R, H> {
 
   toNode(): CanvasNode {
     const node: CanvasNode = { kind: 'chain', steps: this.steps.map((step) => step.toNode()) };
-    return this.errbacks.length === 0 ? node : withErrbacks(node, this.errbacks.map((errback) => errback.toNode()));
+    return this.errbacks.length === 0
+      ? node
+      : withErrbacks(
+          node,
+          this.errbacks.map((errback) => errback.toNode()),
+        );
   }
 }
 
@@ -106,7 +111,11 @@ export function chain<S extends readonly Composable[]>(...steps: S): Chain<Value
  * @throws CeleriacError `CELERIAC_INVALID_CANVAS` without members.
  */
 export function group<const S extends readonly Composable[]>(members: S): Group<Values<S>> {
-  if (!Array.isArray(members)) throw new CeleriacError('CELERIAC_INVALID_CANVAS', 'group() takes an array of signatures, e.g. group([add.s(1, 1), add.s(2, 2)]).');
+  if (!Array.isArray(members))
+    throw new CeleriacError(
+      'CELERIAC_INVALID_CANVAS',
+      'group() takes an array of signatures, e.g. group([add.s(1, 1), add.s(2, 2)]).',
+    );
   return new Group<Values<S>>(senderOf(members, 'group'), members);
 }
 
@@ -115,14 +124,21 @@ export function group<const S extends readonly Composable[]>(members: S): Group<
  * `chord([add.s(1, 1), add.s(2, 2)], sum.s())`. A failed header task fails the chord with a
  * ChordError and the body does not run.
  */
-export function chord<const S extends readonly Composable[], B extends Composable>(header: S | Group, body: B): Chord<ValueOf<B>, HandleOf<B>> {
+export function chord<const S extends readonly Composable[], B extends Composable>(
+  header: S | Group,
+  body: B,
+): Chord<ValueOf<B>, HandleOf<B>> {
   const members = header instanceof Group ? header : group(header);
   return new Chord(members.sender, members, body);
 }
 
 function senderOf(pieces: readonly Composable[], what: string): CanvasSender {
   const first = pieces[0];
-  if (!first) throw new CeleriacError('CELERIAC_INVALID_CANVAS', `${what}() needs at least one signature, e.g. ${what === 'chain' ? 'chain(add.s(2, 2), add.s(4))' : 'group([add.s(1, 1)])'}.`);
+  if (!first)
+    throw new CeleriacError(
+      'CELERIAC_INVALID_CANVAS',
+      `${what}() needs at least one signature, e.g. ${what === 'chain' ? 'chain(add.s(2, 2), add.s(4))' : 'group([add.s(1, 1)])'}.`,
+    );
   return first.sender;
 }
 

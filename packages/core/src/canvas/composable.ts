@@ -36,12 +36,27 @@ export function startCanvas<H>(piece: Composable<unknown, H>, parentArgs: readon
 }
 
 /** Handles on a frozen workflow's results, each linked to the step before it. */
-export function handleOf(source: ResultSource, node: CanvasNode, sent: Promise<void>, parent: ParentResult | undefined): AsyncResult<unknown> | GroupResult {
+export function handleOf(
+  source: ResultSource,
+  node: CanvasNode,
+  sent: Promise<void>,
+  parent: ParentResult | undefined,
+): AsyncResult<unknown> | GroupResult {
   switch (node.kind) {
     case 'task':
-      return new AsyncResult(source, node.options.taskId as string, { sent, taskName: node.task, sentHere: true, parent });
+      return new AsyncResult(source, node.options.taskId as string, {
+        sent,
+        taskName: node.task,
+        sentHere: true,
+        parent,
+      });
     case 'group':
-      return new GroupResult(source, node.id as string, node.members.map((member) => handleOf(source, member, sent, parent) as AsyncResult<unknown>), { sent, parent });
+      return new GroupResult(
+        source,
+        node.id as string,
+        node.members.map((member) => handleOf(source, member, sent, parent) as AsyncResult<unknown>),
+        { sent, parent },
+      );
     case 'chain': {
       let handle: AsyncResult<unknown> | GroupResult | undefined;
       let previous = parent;

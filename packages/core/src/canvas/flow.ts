@@ -9,7 +9,15 @@ import type { ResultBackend, StoreEntry, TaskRecord } from '../backend';
 import { isReadyState } from '../states';
 import { ChordError, toRemoteError, type CeleriacErrorCode, type RemoteError } from '../errors';
 import type { TaskMessage } from '../message';
-import { firstTaskOf, memberId, tasksOf, type CanvasNode, type Continuation, type GroupMembership, type StepFailureMeta } from './nodes';
+import {
+  firstTaskOf,
+  memberId,
+  tasksOf,
+  type CanvasNode,
+  type Continuation,
+  type GroupMembership,
+  type StepFailureMeta,
+} from './nodes';
 
 /** How many member records one read fetches when a chord completes. */
 const READ_CHUNK = 1_000;
@@ -18,7 +26,12 @@ const READ_CHUNK = 1_000;
  * Errors building a step's message (too large, not serializable, a bad option): sending it again
  * cannot help, so the step is failed at once rather than left to re-run until dead-lettered.
  */
-const UNSENDABLE: ReadonlySet<CeleriacErrorCode> = new Set(['CELERIAC_MESSAGE_TOO_LARGE', 'CELERIAC_SERIALIZATION', 'CELERIAC_INVALID_OPTION', 'CELERIAC_INVALID_DURATION']);
+const UNSENDABLE: ReadonlySet<CeleriacErrorCode> = new Set([
+  'CELERIAC_MESSAGE_TOO_LARGE',
+  'CELERIAC_SERIALIZATION',
+  'CELERIAC_INVALID_OPTION',
+  'CELERIAC_INVALID_DURATION',
+]);
 
 /** What moving a workflow on needs: the app's backend and launcher, and a way to store records. */
 export interface FlowContext {
@@ -48,11 +61,18 @@ export async function continueFlow(context: FlowContext, message: TaskMessage, v
   const then = flow.then ?? [];
   if (then.length > 0) {
     const next = continuationOf([], flow.member);
-    launches.push(launchOrFail(context, message, continuationOf(then, flow.member), () => context.app.launchCanvas(chainOf(then), [value], { ...lineage, next })));
+    launches.push(
+      launchOrFail(context, message, continuationOf(then, flow.member), () =>
+        context.app.launchCanvas(chainOf(then), [value], { ...lineage, next }),
+      ),
+    );
   } else if (flow.member) {
     launches.push(memberSucceeded(context, message, flow.member));
   }
-  for (const callback of flow.link ?? []) launches.push(launchOrFail(context, message, { steps: [callback] }, () => context.app.launchCanvas(callback, [value], lineage)));
+  for (const callback of flow.link ?? [])
+    launches.push(
+      launchOrFail(context, message, { steps: [callback] }, () => context.app.launchCanvas(callback, [value], lineage)),
+    );
   await Promise.all(launches);
 }
 
@@ -63,7 +83,16 @@ export async function failFlow(context: FlowContext, message: TaskMessage, failu
   // The steps after this one fail with this step's own error: their records name it as the step that failed.
   const launches: Array<Promise<void>> = [settleSteps(context, message, flow.then ?? [], failure, true)];
   if (flow.member) launches.push(failChord(context, message, flow.member, failure));
-  if (failure.state === 'FAILURE') launches.push(launchErrbacks(context, message, flow.linkError, message.id, failure.error ?? { name: 'Error', message: 'unknown failure' }));
+  if (failure.state === 'FAILURE')
+    launches.push(
+      launchErrbacks(
+        context,
+        message,
+        flow.linkError,
+        message.id,
+        failure.error ?? { name: 'Error', message: 'unknown failure' },
+      ),
+    );
   await Promise.all(launches);
 }
 
@@ -82,13 +111,26 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
   if (records.some((record) => record !== undefined && !isReadyState(record.state))) return;
   const missing = records.findIndex((record) => record?.state !== 'SUCCESS');
   if (missing >= 0) {
-    const error = new ChordError(`Chord ${member.group} cannot run its callback: the result of member ${missing} (${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`);
+    const error = new ChordError(
+      `Chord ${member.group} cannot run its callback: the result of member ${missing} (${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`,
+    );
     return settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
   }
   const results = records.map((record) => (record as TaskRecord).result);
   const next = continuationOf([], member.body.member);
-  const launch = () => context.app.launchCanvas(chainOf(member.body.steps), [results], { ...lineageOf(message), parentId: member.group, next });
-  await launchOrFail(context, message, member.body, launch, (error) => new ChordError(`Chord ${member.group} cannot start its callback: ${error.message}`));
+  const launch = () =>
+    context.app.launchCanvas(chainOf(member.body.steps), [results], {
+      ...lineageOf(message),
+      parentId: member.group,
+      next,
+    });
+  await launchOrFail(
+    context,
+    message,
+    member.body,
+    launch,
+    (error) => new ChordError(`Chord ${member.group} cannot start its callback: ${error.message}`),
+  );
 }
 
 /**
@@ -96,13 +138,22 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
  * with that error (wrapped by `wrap`), so the caller hears why at once; other errors (the broker)
  * propagate, and the step is not acked and runs again.
  */
-async function launchOrFail(context: FlowContext, message: TaskMessage, continuation: Continuation, launch: () => Promise<void>, wrap?: (error: Error) => Error): Promise<void> {
+async function launchOrFail(
+  context: FlowContext,
+  message: TaskMessage,
+  continuation: Continuation,
+  launch: () => Promise<void>,
+  wrap?: (error: Error) => Error,
+): Promise<void> {
   try {
     await launch();
   } catch (error) {
     const code = (error as { code?: unknown } | undefined)?.code;
     if (!(error instanceof Error) || !UNSENDABLE.has(code as CeleriacErrorCode)) throw error;
-    await settleContinuation(context, message, continuation, { state: 'FAILURE', error: toRemoteError(wrap ? wrap(error) : error) });
+    await settleContinuation(context, message, continuation, {
+      state: 'FAILURE',
+      error: toRemoteError(wrap ? wrap(error) : error),
+    });
   }
 }
 
@@ -110,19 +161,36 @@ async function launchOrFail(context: FlowContext, message: TaskMessage, continua
  * A failed member fails its chord: the body's steps get a ChordError naming the member. Only the
  * first failed member does it, so the callback's errbacks run once however many members fail.
  */
-async function failChord(context: FlowContext, message: TaskMessage, member: GroupMembership, failure: StepFailure): Promise<void> {
+async function failChord(
+  context: FlowContext,
+  message: TaskMessage,
+  member: GroupMembership,
+  failure: StepFailure,
+): Promise<void> {
   const { backend } = context.app;
-  const failed = await backend.groupMemberDone(`${member.group}:failed`, member.index, member.size, context.ttlOf(message));
+  const failed = await backend.groupMemberDone(
+    `${member.group}:failed`,
+    member.index,
+    member.size,
+    context.ttlOf(message),
+  );
   if (!failed.repeated && failed.done > 1) return; // another member failed it first
   // The body started (every member had succeeded before this re-run failed) or was settled already.
   if (await bodyStarted(context, member)) return;
-  const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : failure.reason ?? failure.state;
-  const error = new ChordError(`Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`);
+  const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : (failure.reason ?? failure.state);
+  const error = new ChordError(
+    `Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`,
+  );
   await settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
 }
 
 /** Fails every step of a continuation that will not run, calls its first step's errbacks, and fails the enclosing chord. */
-async function settleContinuation(context: FlowContext, message: TaskMessage, continuation: Continuation, failure: StepFailure): Promise<void> {
+async function settleContinuation(
+  context: FlowContext,
+  message: TaskMessage,
+  continuation: Continuation,
+  failure: StepFailure,
+): Promise<void> {
   const launches: Array<Promise<void>> = [settleSteps(context, message, continuation.steps, failure)];
   const first = firstTaskOf(chainOf(continuation.steps));
   launches.push(launchErrbacks(context, message, first.linkError, first.options.taskId as string, failure.error));
@@ -135,7 +203,13 @@ async function settleContinuation(context: FlowContext, message: TaskMessage, co
  * already (a step can fail on a re-run after its first run had started what follows, before a crash
  * kept it from being acked): then nothing is written over it.
  */
-async function settleSteps(context: FlowContext, message: TaskMessage, steps: readonly CanvasNode[], failure: StepFailure, ownError = false): Promise<void> {
+async function settleSteps(
+  context: FlowContext,
+  message: TaskMessage,
+  steps: readonly CanvasNode[],
+  failure: StepFailure,
+  ownError = false,
+): Promise<void> {
   const tasks = tasksOf(steps);
   if (tasks.length === 0) return;
   const existing = await context.app.backend.getMany(tasks.map((step) => step.options.taskId as string));
@@ -144,7 +218,13 @@ async function settleSteps(context: FlowContext, message: TaskMessage, steps: re
   const entries = tasks.map((step): StoreEntry => {
     const meta: StepFailureMeta = { reason: failure.reason ?? `step ${message.id} failed`, cause: message.id };
     if (ownError) meta.causeTask = message.task;
-    const record: TaskRecord = { id: step.options.taskId as string, state: failure.state, task: step.task, date: Date.now(), meta };
+    const record: TaskRecord = {
+      id: step.options.taskId as string,
+      state: failure.state,
+      task: step.task,
+      date: Date.now(),
+      meta,
+    };
     if (failure.error) record.error = failure.error;
     const entry: StoreEntry = { record, ttl };
     if (message.replyTo !== undefined) entry.replyTo = message.replyTo;
@@ -156,20 +236,36 @@ async function settleSteps(context: FlowContext, message: TaskMessage, steps: re
 async function readMembers(context: FlowContext, member: GroupMembership): Promise<Array<TaskRecord | undefined>> {
   const records: Array<TaskRecord | undefined> = [];
   for (let start = 0; start < member.size; start += READ_CHUNK) {
-    const ids = Array.from({ length: Math.min(READ_CHUNK, member.size - start) }, (_, offset) => memberId(member.group, start + offset));
+    const ids = Array.from({ length: Math.min(READ_CHUNK, member.size - start) }, (_, offset) =>
+      memberId(member.group, start + offset),
+    );
     records.push(...(await context.app.backend.getMany(ids)));
   }
   return records;
 }
 
 /** Calls errbacks with `(taskId, error)`; one whose message cannot be built is failed on its own. */
-async function launchErrbacks(context: FlowContext, message: TaskMessage, errbacks: readonly CanvasNode[] | undefined, taskId: string, error: RemoteError | undefined): Promise<void> {
-  await Promise.all((errbacks ?? []).map((errback) => launchOrFail(context, message, { steps: [errback] }, () => context.app.launchCanvas(errback, [taskId, error], lineageOf(message)))));
+async function launchErrbacks(
+  context: FlowContext,
+  message: TaskMessage,
+  errbacks: readonly CanvasNode[] | undefined,
+  taskId: string,
+  error: RemoteError | undefined,
+): Promise<void> {
+  await Promise.all(
+    (errbacks ?? []).map((errback) =>
+      launchOrFail(context, message, { steps: [errback] }, () =>
+        context.app.launchCanvas(errback, [taskId, error], lineageOf(message)),
+      ),
+    ),
+  );
 }
 
 /** True once a chord's body has a record: it was started, or settled as failed. */
 async function bodyStarted(context: FlowContext, member: GroupMembership): Promise<boolean> {
-  return (await context.app.backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined;
+  return (
+    (await context.app.backend.get(firstTaskOf(chainOf(member.body.steps)).options.taskId as string)) !== undefined
+  );
 }
 
 /** The rest of a chain, then the group its end is a member of, if any. */

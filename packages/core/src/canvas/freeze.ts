@@ -23,21 +23,33 @@ function freezeNode(node: CanvasNode, resultId: string | undefined): CanvasNode 
     case 'chain': {
       const steps = flatten(node.steps);
       if (steps.length === 0) throw invalid('A chain needs at least one step.');
-      return { kind: 'chain', steps: steps.map((step, index) => freezeNode(step, index === steps.length - 1 ? resultId : undefined)) };
+      return {
+        kind: 'chain',
+        steps: steps.map((step, index) => freezeNode(step, index === steps.length - 1 ? resultId : undefined)),
+      };
     }
     case 'group': {
       if (resultId !== undefined) {
-        throw invalid('A group cannot be the result of a group member (a group in a group, or a chain ending in a group inside a group). Add a step after it, e.g. chord(inner, collect.s()).');
+        throw invalid(
+          'A group cannot be the result of a group member (a group in a group, or a chain ending in a group inside a group). Add a step after it, e.g. chord(inner, collect.s()).',
+        );
       }
       if (node.members.length === 0) throw invalid('A group needs at least one member.');
       const id = node.id ?? randomUUID();
-      return { kind: 'group', id, members: node.members.map((member, index) => freezeNode(member, memberId(id, index))) };
+      return {
+        kind: 'group',
+        id,
+        members: node.members.map((member, index) => freezeNode(member, memberId(id, index))),
+      };
     }
   }
 }
 
 function freezeTask(node: TaskNode, resultId: string | undefined): TaskNode {
-  const frozen: TaskNode = { ...node, options: { ...node.options, taskId: resultId ?? node.options.taskId ?? randomUUID() } };
+  const frozen: TaskNode = {
+    ...node,
+    options: { ...node.options, taskId: resultId ?? node.options.taskId ?? randomUUID() },
+  };
   if (node.link) frozen.link = node.link.map(freeze);
   if (node.linkError) frozen.linkError = node.linkError.map(freeze);
   return frozen;

@@ -34,7 +34,10 @@ export class GroupResult<T extends readonly unknown[] = unknown[]> implements Pr
   }
 
   /** Waits for every member's value. */
-  then<A = T, B = never>(onfulfilled?: ((value: T) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+  then<A = T, B = never>(
+    onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
     this.settled ??= this.get();
     return this.settled.then(onfulfilled, onrejected);
   }

@@ -30,6 +30,10 @@ function resultTask(node: CanvasNode): TaskNode {
 
 function withResultTtl(node: CanvasNode, ttl: number): CanvasNode {
   if (node.kind === 'task') return { ...node, options: { ...node.options, resultTtl: ttl } };
-  if (node.kind === 'chain') return { ...node, steps: node.steps.map((step, index) => (index === node.steps.length - 1 ? withResultTtl(step, ttl) : step)) };
+  if (node.kind === 'chain')
+    return {
+      ...node,
+      steps: node.steps.map((step, index) => (index === node.steps.length - 1 ? withResultTtl(step, ttl) : step)),
+    };
   return node;
 }

@@ -16,7 +16,11 @@ export interface PlannedTask {
  * The first tasks of `node`, each given `parentArgs` (a parent's result) before its own arguments;
  * `next` is what runs after `node` finishes.
  */
-export function planLaunch(node: CanvasNode, parentArgs: readonly unknown[], next: Continuation = { steps: [] }): PlannedTask[] {
+export function planLaunch(
+  node: CanvasNode,
+  parentArgs: readonly unknown[],
+  next: Continuation = { steps: [] },
+): PlannedTask[] {
   const planned: PlannedTask[] = [];
   visit(node, parentArgs, next, planned);
   return planned;
@@ -44,7 +48,9 @@ function visit(node: CanvasNode, parentArgs: readonly unknown[], next: Continuat
       // A plain group ends here; a group with steps after it is a chord: its members count down.
       const body = next.steps.length > 0 ? next : undefined;
       node.members.forEach((member, index) => {
-        const after: Continuation = body ? { steps: [], member: { group: id, index, size: node.members.length, body } } : { steps: [] };
+        const after: Continuation = body
+          ? { steps: [], member: { group: id, index, size: node.members.length, body } }
+          : { steps: [] };
         visit(member, parentArgs, after, planned);
       });
       return;

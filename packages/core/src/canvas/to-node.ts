@@ -4,7 +4,12 @@ import type { Composable } from './composable';
 import type { CanvasNode, StepOptions, TaskNode } from './nodes';
 
 /** The node of one call; `link`/`linkError` become nodes, `dependsOn` handles become ids. */
-export function toTaskNode(data: { task: string; args: readonly unknown[]; options: ApplyOptions; immutable: boolean }): TaskNode {
+export function toTaskNode(data: {
+  task: string;
+  args: readonly unknown[];
+  options: ApplyOptions;
+  immutable: boolean;
+}): TaskNode {
   const { link, linkError, dependsOn, ...rest } = data.options;
   const options: StepOptions = rest;
   if (dependsOn !== undefined) options.dependsOn = dependencyIds(dependsOn);

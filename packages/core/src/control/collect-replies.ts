@@ -2,7 +2,10 @@
 import type { BroadcastOptions, ControlReply } from './control-types';
 
 /** Resolves with the replies among `pending` that arrived within `options.timeout` (or the first `limit`). */
-export function collectReplies(pending: ReadonlyArray<Promise<ControlReply | undefined>>, options: BroadcastOptions): Promise<ControlReply[]> {
+export function collectReplies(
+  pending: ReadonlyArray<Promise<ControlReply | undefined>>,
+  options: BroadcastOptions,
+): Promise<ControlReply[]> {
   const replies: ControlReply[] = [];
   return new Promise((resolve) => {
     let open = pending.length;
@@ -16,17 +19,19 @@ export function collectReplies(pending: ReadonlyArray<Promise<ControlReply | und
     const timer = setTimeout(finish, options.timeout);
     if (open === 0) return finish();
     for (const promise of pending) {
-      promise.then(
-        (reply) => {
-          if (reply && !done) replies.push(reply);
-          if (options.limit !== undefined && replies.length >= options.limit) finish();
-        },
-        () => undefined,
-      ).finally(() => {
-        open -= 1;
-        // In one process every handler answered: no need to wait out the timeout.
-        if (open === 0) finish();
-      });
+      promise
+        .then(
+          (reply) => {
+            if (reply && !done) replies.push(reply);
+            if (options.limit !== undefined && replies.length >= options.limit) finish();
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          open -= 1;
+          // In one process every handler answered: no need to wait out the timeout.
+          if (open === 0) finish();
+        });
     }
   });
 }

@@ -82,11 +82,25 @@ export class Control {
   }
 
   /** Sends one request and collects the replies. */
-  private send(command: ControlCommand, argument: string | number | undefined, options: ControlOptions): Promise<ControlReply[]> {
+  private send(
+    command: ControlCommand,
+    argument: string | number | undefined,
+    options: ControlOptions,
+  ): Promise<ControlReply[]> {
     const transport = controlOf(this.broker());
-    const destination = options.destination === undefined ? undefined : typeof options.destination === 'string' ? [options.destination] : [...options.destination];
+    const destination =
+      options.destination === undefined
+        ? undefined
+        : typeof options.destination === 'string'
+          ? [options.destination]
+          : [...options.destination];
     const timeout = options.timeout === undefined ? DEFAULT_TIMEOUT_MS : toMilliseconds(options.timeout, 'timeout');
-    const request = { id: randomUUID(), command, ...(argument === undefined ? {} : { argument }), ...(destination ? { destination } : {}) };
+    const request = {
+      id: randomUUID(),
+      command,
+      ...(argument === undefined ? {} : { argument }),
+      ...(destination ? { destination } : {}),
+    };
     return transport.broadcast(request, { timeout, ...(destination ? { limit: destination.length } : {}) });
   }
 }
@@ -95,17 +109,25 @@ export class Control {
 export function controlOf(broker: Broker): ControlTransport {
   const { broadcast, onControl, pauseQueue, resumeQueue, pausedQueues, listQueues } = broker;
   if (!broadcast || !onControl || !pauseQueue || !resumeQueue || !pausedQueues || !listQueues) {
-    throw new CeleriacError('CELERIAC_INVALID_STATE', 'This broker has no control channel; use the memory or Redis broker for inspect, control and queue pause.');
+    throw new CeleriacError(
+      'CELERIAC_INVALID_STATE',
+      'This broker has no control channel; use the memory or Redis broker for inspect, control and queue pause.',
+    );
   }
   return broker as ControlTransport;
 }
 
 function positive(n: number): number {
-  if (!Number.isInteger(n) || n < 1) throw new CeleriacError('CELERIAC_INVALID_OPTION', `The pool size change must be a positive integer, got ${String(n)}.`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CeleriacError(
+      'CELERIAC_INVALID_OPTION',
+      `The pool size change must be a positive integer, got ${String(n)}.`,
+    );
   return n;
 }
 
 function queueName(queue: string): string {
-  if (typeof queue !== 'string' || queue.length === 0) throw new CeleriacError('CELERIAC_INVALID_OPTION', 'Name the queue, e.g. app.control.addConsumer("reports").');
+  if (typeof queue !== 'string' || queue.length === 0)
+    throw new CeleriacError('CELERIAC_INVALID_OPTION', 'Name the queue, e.g. app.control.addConsumer("reports").');
   return queue;
 }

@@ -59,7 +59,11 @@ export class AppEvents {
     let cursor = await this.cursorOf(log, options.since);
     const follow = options.follow ?? true;
     while (signal?.aborted !== true) {
-      const events = await log.read(cursor, { count: PAGE, block: follow ? BLOCK_MS : 0, ...(signal ? { signal } : {}) });
+      const events = await log.read(cursor, {
+        count: PAGE,
+        block: follow ? BLOCK_MS : 0,
+        ...(signal ? { signal } : {}),
+      });
       for (const event of events) {
         cursor = event.eventId;
         if (keep(event)) yield event;
@@ -86,7 +90,11 @@ export class AppEvents {
 
   private log(): EventLog {
     const log = this.backend().events;
-    if (!log) throw new CeleriacError('CELERIAC_NO_EVENT_LOG', 'This result backend keeps no event log. Use the Redis or memory backend, which do.');
+    if (!log)
+      throw new CeleriacError(
+        'CELERIAC_NO_EVENT_LOG',
+        'This result backend keeps no event log. Use the Redis or memory backend, which do.',
+      );
     return log;
   }
 
@@ -99,6 +107,11 @@ export class AppEvents {
 }
 
 function matcher(filter: EventFilter): (event: StoredEvent) => boolean {
-  const types = filter.type === undefined ? undefined : new Set<string>(typeof filter.type === 'string' ? [filter.type] : filter.type);
-  return (event) => (types === undefined || types.has(event.type)) && (filter.task === undefined || ('taskId' in event && event.taskId === filter.task));
+  const types =
+    filter.type === undefined
+      ? undefined
+      : new Set<string>(typeof filter.type === 'string' ? [filter.type] : filter.type);
+  return (event) =>
+    (types === undefined || types.has(event.type)) &&
+    (filter.task === undefined || ('taskId' in event && event.taskId === filter.task));
 }

@@ -32,7 +32,12 @@ export type TaskEvent =
   | (TaskEventFields & { readonly type: 'task-progress'; readonly state: string })
   | (TaskEventFields & { readonly type: 'task-succeeded'; readonly runtime: number; readonly result?: string })
   | (TaskEventFields & { readonly type: 'task-failed'; readonly runtime?: number; readonly error: EventError })
-  | (TaskEventFields & { readonly type: 'task-retried'; readonly runtime: number; readonly error: EventError; readonly delay: number })
+  | (TaskEventFields & {
+      readonly type: 'task-retried';
+      readonly runtime: number;
+      readonly error: EventError;
+      readonly delay: number;
+    })
   | (TaskEventFields & { readonly type: 'task-revoked'; readonly reason: string })
   | (TaskEventFields & { readonly type: 'task-rejected'; readonly reason: string })
   | (TaskEventFields & { readonly type: 'task-expired' });
@@ -46,7 +51,12 @@ export interface WorkerEventFields {
 
 /** A worker's lifecycle: online at start, a heartbeat every few seconds, offline at a clean stop. */
 export type WorkerEvent =
-  | (WorkerEventFields & { readonly type: 'worker-online'; readonly queues: readonly string[]; readonly pool: string; readonly concurrency: number })
+  | (WorkerEventFields & {
+      readonly type: 'worker-online';
+      readonly queues: readonly string[];
+      readonly pool: string;
+      readonly concurrency: number;
+    })
   | (WorkerEventFields & {
       readonly type: 'worker-heartbeat';
       /** Tasks held now (running or prefetched). */

@@ -31,8 +31,13 @@ export class FailedTasks {
     const broker = this.broker();
     const offset = options.offset ?? 0;
     const limit = options.limit ?? 100;
-    const lists = await Promise.all((await this.queues(broker, options.queue)).map((queue) => broker.listFailed(queue, { limit: offset + limit })));
-    return lists.flat().sort((a, b) => b.at - a.at).slice(offset, offset + limit);
+    const lists = await Promise.all(
+      (await this.queues(broker, options.queue)).map((queue) => broker.listFailed(queue, { limit: offset + limit })),
+    );
+    return lists
+      .flat()
+      .sort((a, b) => b.at - a.at)
+      .slice(offset, offset + limit);
   }
 
   /** One failed task, or undefined when the registry does not hold it. */
@@ -64,7 +69,9 @@ export class FailedTasks {
   async discard(selection: FailedSelection, options: { queue?: string } = {}): Promise<number> {
     const broker = this.broker();
     if (selection === 'all') {
-      const counts = await Promise.all((await this.queues(broker, options.queue)).map((queue) => broker.discardFailed(queue)));
+      const counts = await Promise.all(
+        (await this.queues(broker, options.queue)).map((queue) => broker.discardFailed(queue)),
+      );
       return counts.reduce((sum, count) => sum + count, 0);
     }
     const tasks = await this.select(selection, options.queue);
@@ -75,7 +82,9 @@ export class FailedTasks {
 
   private async select(selection: FailedSelection, queue: string | undefined): Promise<FailedTask[]> {
     if (selection === 'all') return this.all(queue);
-    return (await this.find(typeof selection === 'string' ? [selection] : selection, queue)).filter((task): task is FailedTask => task !== undefined);
+    return (await this.find(typeof selection === 'string' ? [selection] : selection, queue)).filter(
+      (task): task is FailedTask => task !== undefined,
+    );
   }
 
   private async all(queue: string | undefined): Promise<FailedTask[]> {
@@ -109,7 +118,10 @@ export class FailedTasks {
   private broker(): RegistryBroker {
     const { broker } = this.source();
     if (!broker.listFailed || !broker.getFailed || !broker.discardFailed || !broker.queueNames) {
-      throw new CeleriacError('CELERIAC_NO_FAILED_REGISTRY', 'This broker keeps no failed-task registry. Use the Redis or memory broker, which do.');
+      throw new CeleriacError(
+        'CELERIAC_NO_FAILED_REGISTRY',
+        'This broker keeps no failed-task registry. Use the Redis or memory broker, which do.',
+      );
     }
     return broker as RegistryBroker;
   }

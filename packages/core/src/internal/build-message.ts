@@ -27,13 +27,21 @@ export function buildMessage(input: MessageInput): TaskMessage {
   const { call, task, app } = input;
   const now = Date.now();
   const id = call.taskId ?? randomUUID();
-  if (typeof id !== 'string' || id.length === 0 || id.length > 200) throw invalid('taskId', id, 'a non-empty string of at most 200 characters');
+  if (typeof id !== 'string' || id.length === 0 || id.length > 200)
+    throw invalid('taskId', id, 'a non-empty string of at most 200 characters');
   const priority = call.priority ?? task?.priority ?? 0;
-  if (!Number.isInteger(priority) || priority < 0 || priority > 255) throw invalid('priority', priority, 'an integer from 0 to 255');
+  if (!Number.isInteger(priority) || priority < 0 || priority > 255)
+    throw invalid('priority', priority, 'an integer from 0 to 255');
   const queue = call.queue ?? task?.queue ?? app.defaultQueue;
-  if (typeof queue !== 'string' || !/^[\w.:-]+$/.test(queue)) throw invalid('queue', queue, 'letters, digits, and . : _ - only');
+  if (typeof queue !== 'string' || !/^[\w.:-]+$/.test(queue))
+    throw invalid('queue', queue, 'letters, digits, and . : _ - only');
   const headers: unknown = call.headers ?? {};
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || !Object.values(headers).every((value) => typeof value === 'string')) {
+  if (
+    typeof headers !== 'object' ||
+    headers === null ||
+    Array.isArray(headers) ||
+    !Object.values(headers).every((value) => typeof value === 'string')
+  ) {
     throw invalid('headers', call.headers, 'an object whose values are strings');
   }
   const message: TaskMessage = {
@@ -51,7 +59,8 @@ export function buildMessage(input: MessageInput): TaskMessage {
   const eta = etaOf(call, now);
   if (eta !== undefined) message.eta = eta;
   if (call.expires !== undefined) {
-    message.expires = call.expires instanceof Date ? call.expires.getTime() : now + toMilliseconds(call.expires, 'expires');
+    message.expires =
+      call.expires instanceof Date ? call.expires.getTime() : now + toMilliseconds(call.expires, 'expires');
     if (!Number.isFinite(message.expires)) throw invalid('expires', call.expires, 'a duration or a valid Date');
   }
   if (call.retries !== undefined) {
@@ -70,7 +79,8 @@ export function buildMessage(input: MessageInput): TaskMessage {
   if (flow) message.flow = flow;
   if (call.dependsOn !== undefined) {
     const ids = dependencyIds(call.dependsOn);
-    if (ids.some((dependency) => typeof dependency !== 'string' || dependency.length === 0)) throw invalid('dependsOn', call.dependsOn, 'task ids or result handles');
+    if (ids.some((dependency) => typeof dependency !== 'string' || dependency.length === 0))
+      throw invalid('dependsOn', call.dependsOn, 'task ids or result handles');
     if (ids.length > 0) message.dependsOn = ids;
   }
   return message;
@@ -95,7 +105,8 @@ function etaOf(call: ApplyOptions, now: number): number | undefined {
     return ms > 0 ? now + ms : undefined;
   }
   if (call.eta === undefined) return undefined;
-  const time = call.eta instanceof Date ? call.eta.getTime() : typeof call.eta === 'string' ? Date.parse(call.eta) : call.eta;
+  const time =
+    call.eta instanceof Date ? call.eta.getTime() : typeof call.eta === 'string' ? Date.parse(call.eta) : call.eta;
   if (!Number.isFinite(time)) throw invalid('eta', call.eta, 'a Date, epoch milliseconds or an ISO date string');
   return time;
 }

@@ -22,7 +22,14 @@ export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } f
 export { TERMINATE_GRACE_MS, terminationOf, type Termination } from './revocation';
 export { logsAt, warningsToStderr } from '../logger';
 export { WakeTimer } from '../memory/wake-timer';
-export { decodeMessage, encodeMessage, envelopeOf, MESSAGE_VERSION, type MessageCodecOptions, type TaskMessage } from '../message';
+export {
+  decodeMessage,
+  encodeMessage,
+  envelopeOf,
+  MESSAGE_VERSION,
+  type MessageCodecOptions,
+  type TaskMessage,
+} from '../message';
 export type { DeliveryCheck } from './replay-window';
 export { APP_DEFAULTS, TASK_DEFAULTS } from '../options';
 export { TaskRegistry, type TaskDefinition } from '../registry';

@@ -18,16 +18,27 @@ export type RegisterTask = (name: string, fn: TaskFunction, options: TaskOptions
  * @throws CeleriacError `CELERIAC_NO_TASKS` when no method is decorated; `CELERIAC_NOT_A_TASK` when
  * `tasks` names a method that is not.
  */
-export function registerInstance(instance: object, tasks: readonly string[] | undefined, registerTask: RegisterTask): Record<string, unknown> {
+export function registerInstance(
+  instance: object,
+  tasks: readonly string[] | undefined,
+  registerTask: RegisterTask,
+): Record<string, unknown> {
   const methods = findDecoratedMethods(instance);
   const className = instance.constructor?.name ?? 'Anonymous';
   if (methods.length === 0) {
-    throw new CeleriacError('CELERIAC_NO_TASKS', `${className} has no @task-decorated methods. Decorate at least one method with @task().`);
+    throw new CeleriacError(
+      'CELERIAC_NO_TASKS',
+      `${className} has no @task-decorated methods. Decorate at least one method with @task().`,
+    );
   }
   const decorated = new Set(methods.map(({ property }) => property));
   const undecorated = (tasks ?? []).filter((property) => !decorated.has(property));
   if (undecorated.length > 0) {
-    throw notATask(className, undecorated.join(', '), 'decorate it with @task() or leave it out of the list given to app.register');
+    throw notATask(
+      className,
+      undecorated.join(', '),
+      'decorate it with @task() or leave it out of the list given to app.register',
+    );
   }
   const handles: Record<string, unknown> = {};
   for (const { property, options } of methods) {
@@ -43,8 +54,16 @@ export function registerInstance(instance: object, tasks: readonly string[] | un
 function guarded(handles: Record<string, unknown>, instance: object, className: string): Record<string, unknown> {
   return new Proxy(handles, {
     get(target, property, receiver) {
-      if (typeof property === 'string' && !(property in target) && typeof (instance as Record<string, unknown>)[property] === 'function') {
-        throw notATask(className, property, 'only @task-decorated methods have handles; decorate it, or make it private');
+      if (
+        typeof property === 'string' &&
+        !(property in target) &&
+        typeof (instance as Record<string, unknown>)[property] === 'function'
+      ) {
+        throw notATask(
+          className,
+          property,
+          'only @task-decorated methods have handles; decorate it, or make it private',
+        );
       }
       return Reflect.get(target, property, receiver) as unknown;
     },

@@ -36,8 +36,10 @@ export function reviveError(remote: RemoteError, codec: Codec): Error {
   if (!cls) return reviveRemoteError(remote);
   const error = Object.create(cls.prototype as object) as Error & { code?: string };
   Object.defineProperty(error, 'message', { value: remote.message, writable: true, configurable: true });
-  if (remote.name !== (cls.prototype as Error).name) Object.defineProperty(error, 'name', { value: remote.name, writable: true, configurable: true });
-  if (remote.stack !== undefined) Object.defineProperty(error, 'stack', { value: remote.stack, writable: true, configurable: true });
+  if (remote.name !== (cls.prototype as Error).name)
+    Object.defineProperty(error, 'name', { value: remote.name, writable: true, configurable: true });
+  if (remote.stack !== undefined)
+    Object.defineProperty(error, 'stack', { value: remote.stack, writable: true, configurable: true });
   if (remote.code !== undefined) error.code = remote.code;
   if (remote.fields !== undefined) {
     try {

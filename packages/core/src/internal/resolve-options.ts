@@ -17,7 +17,10 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
   }
   const prefix = options.prefix ?? APP_DEFAULTS.prefix;
   if (!/^[\w.:-]+$/.test(prefix)) throw invalid('prefix', prefix, 'letters, digits, and . : _ - only');
-  const visibilityTimeout = toMilliseconds(options.visibilityTimeout ?? APP_DEFAULTS.visibilityTimeout, 'visibilityTimeout');
+  const visibilityTimeout = toMilliseconds(
+    options.visibilityTimeout ?? APP_DEFAULTS.visibilityTimeout,
+    'visibilityTimeout',
+  );
   if (visibilityTimeout < 1000) throw invalid('visibilityTimeout', options.visibilityTimeout, 'at least 1s');
   const signatureMaxAge = toMilliseconds(options.signatureMaxAge ?? APP_DEFAULTS.signatureMaxAge, 'signatureMaxAge');
   if (signatureMaxAge < 1000) throw invalid('signatureMaxAge', options.signatureMaxAge, 'at least 1s');
@@ -41,7 +44,8 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
 
 function resolveEventOptions(events: CeleriacOptions['events']): ResolvedAppOptions['events'] {
   // `events: { payloads: true }` turns them on too: asking for a detail of events means wanting them.
-  const given = typeof events === 'object' && events !== null ? events : { enabled: events ?? APP_DEFAULTS.events.enabled };
+  const given =
+    typeof events === 'object' && events !== null ? events : { enabled: events ?? APP_DEFAULTS.events.enabled };
   return {
     enabled: given.enabled ?? true,
     payloads: given.payloads ?? APP_DEFAULTS.events.payloads,
@@ -58,11 +62,15 @@ function positiveInteger(option: string, value: number): number {
 /** A `resultTtl` (app, task or call) in ms; throws `CELERIAC_INVALID_DURATION` or `..._OPTION` past the maximum. */
 export function resultTtlMilliseconds(value: Duration, what = 'resultTtl'): number {
   const ms = toMilliseconds(value, what);
-  if (ms > MAX_RESULT_TTL_MS) throw invalid(what, value, `a duration of at most ${MAX_RESULT_TTL_MS} ms (Redis refuses longer expiries)`);
+  if (ms > MAX_RESULT_TTL_MS)
+    throw invalid(what, value, `a duration of at most ${MAX_RESULT_TTL_MS} ms (Redis refuses longer expiries)`);
   return ms;
 }
 
 /** The error for an option with a bad value. */
 export function invalid(option: string, value: unknown, expected: string): CeleriacError {
-  return new CeleriacError('CELERIAC_INVALID_OPTION', `Invalid ${option}: ${JSON.stringify(value)}; expected ${expected}.`);
+  return new CeleriacError(
+    'CELERIAC_INVALID_OPTION',
+    `Invalid ${option}: ${JSON.stringify(value)}; expected ${expected}.`,
+  );
 }

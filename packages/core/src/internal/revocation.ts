@@ -24,7 +24,10 @@ export interface Termination {
 export function buildRevocation(id: string, options: RevokeOptions): Revocation {
   const terminate = options.terminate ?? false;
   if (options.signal !== undefined && !SIGNALS.includes(options.signal)) {
-    throw new CeleriacError('CELERIAC_INVALID_OPTION', `revoke(): signal must be 'SIGTERM' or 'SIGKILL', got ${JSON.stringify(options.signal)}.`);
+    throw new CeleriacError(
+      'CELERIAC_INVALID_OPTION',
+      `revoke(): signal must be 'SIGTERM' or 'SIGKILL', got ${JSON.stringify(options.signal)}.`,
+    );
   }
   const grace = options.grace === undefined ? undefined : toMilliseconds(options.grace, 'grace');
   if (!terminate) return { id, terminate };

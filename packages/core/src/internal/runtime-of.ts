@@ -25,6 +25,10 @@ export function maybeRuntimeOf(value: unknown): AppRuntime | undefined {
  */
 export function runtimeOf(app: object): AppRuntime {
   const runtime = maybeRuntimeOf(app);
-  if (!runtime) throw new CeleriacError('CELERIAC_INVALID_OPTION', 'Expected a Celeriac app (new Celeriac({...})); got something else.');
+  if (!runtime)
+    throw new CeleriacError(
+      'CELERIAC_INVALID_OPTION',
+      'Expected a Celeriac app (new Celeriac({...})); got something else.',
+    );
   return runtime;
 }

@@ -63,7 +63,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     readonly options: ResolvedAppOptions,
     private readonly transports: Transports,
   ) {
-    for (const [what, target] of [['broker', options.broker], ['backend', options.backend]] as const) {
+    for (const [what, target] of [
+      ['broker', options.broker],
+      ['backend', options.backend],
+    ] as const) {
       if (typeof target === 'string') this.checkUrl(target, what);
     }
   }
@@ -84,7 +87,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   get backend(): ResultBackend {
     this.assertOpen();
     const { backend } = this.options;
-    this.backendInstance ??= typeof backend === 'string' ? this.transports.createBackend(new URL(backend), this.backendSettings(), this.codec) : backend;
+    this.backendInstance ??=
+      typeof backend === 'string'
+        ? this.transports.createBackend(new URL(backend), this.backendSettings(), this.codec)
+        : backend;
     return this.backendInstance;
   }
 
@@ -102,7 +108,9 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
 
   /** Publishes an already built message (workers use this for chains and callbacks). */
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
-    const sent = this.publisher.publish(envelopeOf(message, this.encode(message), idempotent), this.sentEvent(message)).then(() => undefined);
+    const sent = this.publisher
+      .publish(envelopeOf(message, this.encode(message), idempotent), this.sentEvent(message))
+      .then(() => undefined);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
     return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
   }
@@ -110,10 +118,21 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   /** Builds the message of a call without sending it. */
   buildMessage(name: string, args: readonly unknown[], options: ApplyOptions, extras: MessageExtras = {}): TaskMessage {
     if (!Array.isArray(args)) {
-      throw new CeleriacError('CELERIAC_INVALID_OPTION', `The arguments of ${name} must be an array, e.g. applyAsync([2, 3]).`);
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        `The arguments of ${name} must be an array, e.g. applyAsync([2, 3]).`,
+      );
     }
     const replyTo = 'replyTo' in extras ? extras.replyTo : this.clientId;
-    return buildMessage({ name, args, call: options, task: this.registry.get(name)?.options, app: this.options, ...extras, replyTo });
+    return buildMessage({
+      name,
+      args,
+      call: options,
+      task: this.registry.get(name)?.options,
+      app: this.options,
+      ...extras,
+      replyTo,
+    });
   }
 
   /**
@@ -125,9 +144,15 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     this.assertOpen();
     const { next, idempotent = false, ...extras } = options;
     const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
-    const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) => this.buildMessage(step.task, args, step.options, { ...extras, flow }));
+    const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) =>
+      this.buildMessage(step.task, args, step.options, { ...extras, flow }),
+    );
     const envelopes = messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
-    return Promise.all(envelopes.map((envelope, index) => this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage)))).then(() => undefined);
+    return Promise.all(
+      envelopes.map((envelope, index) =>
+        this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage)),
+      ),
+    ).then(() => undefined);
   }
 
   /**
@@ -158,7 +183,11 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
 
   /** A handle on the results of group `id` of `size` members. */
   groupResult<T extends readonly unknown[] = unknown[]>(id: string, size: number): GroupResult<T> {
-    return new GroupResult<T>(this, id, Array.from({ length: size }, (_, index) => new AsyncResult(this, memberId(id, index))));
+    return new GroupResult<T>(
+      this,
+      id,
+      Array.from({ length: size }, (_, index) => new AsyncResult(this, memberId(id, index))),
+    );
   }
 
   /** The `task-sent` event of a message, when events are on. */
@@ -237,22 +266,34 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
    * settles the workflow steps after it: they will not run either, so they must not stay PENDING.
    */
   private async recordRemoved(removed: readonly PurgedMessage[], reason: 'revoked' | 'purged'): Promise<void> {
-    const context: FlowContext = { app: this, store: (entries) => this.backend.store(entries), ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl) };
+    const context: FlowContext = {
+      app: this,
+      store: (entries) => this.backend.store(entries),
+      ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl),
+    };
     for (let start = 0; start < removed.length; start += RECORD_CHUNK) {
-      const chunk = removed.slice(start, start + RECORD_CHUNK).map(({ id, body }) => ({ id, message: body === '' ? undefined : this.decodeOrUndefined(body) }));
+      const chunk = removed
+        .slice(start, start + RECORD_CHUNK)
+        .map(({ id, body }) => ({ id, message: body === '' ? undefined : this.decodeOrUndefined(body) }));
       const entries = chunk.map(({ id, message }): StoreEntry => {
-        const entry: StoreEntry = { record: { id, state: 'REVOKED', meta: { reason }, date: Date.now() }, ttl: message ? context.ttlOf(message) : this.options.resultTtl };
+        const entry: StoreEntry = {
+          record: { id, state: 'REVOKED', meta: { reason }, date: Date.now() },
+          ttl: message ? context.ttlOf(message) : this.options.resultTtl,
+        };
         if (message?.replyTo !== undefined) entry.replyTo = message.replyTo;
         return entry;
       });
       await this.backend.store(entries);
-      const flows = chunk.flatMap(({ id, message }) => (message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : []));
+      const flows = chunk.flatMap(({ id, message }) =>
+        message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : [],
+      );
       await Promise.all(flows);
     }
   }
 
   private brokerSettings(): BrokerSettings {
-    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit } = this.options;
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit } =
+      this.options;
     return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit };
   }
 
@@ -267,13 +308,15 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     await this.publisher.drain();
     const closing: Array<Promise<void>> = [];
     if (this.brokerInstance) closing.push(this.brokerInstance.close());
-    if (this.backendInstance && (this.backendInstance as unknown) !== this.brokerInstance) closing.push(this.backendInstance.close());
+    if (this.backendInstance && (this.backendInstance as unknown) !== this.brokerInstance)
+      closing.push(this.backendInstance.close());
     await Promise.all(closing);
   }
 
   private connectBroker(): Broker {
     const { broker } = this.options;
-    this.brokerInstance ??= typeof broker === 'string' ? this.transports.createBroker(new URL(broker), this.brokerSettings()) : broker;
+    this.brokerInstance ??=
+      typeof broker === 'string' ? this.transports.createBroker(new URL(broker), this.brokerSettings()) : broker;
     return this.brokerInstance;
   }
 
@@ -282,7 +325,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     try {
       url = new URL(target);
     } catch {
-      throw new CeleriacError('CELERIAC_UNSUPPORTED_URL', `The ${what} URL ${JSON.stringify(target)} is not a URL. Use e.g. 'redis://127.0.0.1:6379/0' or 'memory://'.`);
+      throw new CeleriacError(
+        'CELERIAC_UNSUPPORTED_URL',
+        `The ${what} URL ${JSON.stringify(target)} is not a URL. Use e.g. 'redis://127.0.0.1:6379/0' or 'memory://'.`,
+      );
     }
     if (!this.transports.schemes().includes(url.protocol)) throw unsupportedUrl(url, what, this.transports.schemes());
   }

@@ -40,7 +40,12 @@ export class MemoryBackend implements ResultBackend {
     const texts = entries.map((entry) => {
       const label = () => `the record of task ${entry.record.id}`;
       if (entry.resultJson === undefined) return this.codec.stringify(entry.record, label);
-      return this.codec.stringifyWithJson(entry.record as unknown as Record<string, unknown>, 'result', entry.resultJson, label);
+      return this.codec.stringifyWithJson(
+        entry.record as unknown as Record<string, unknown>,
+        'result',
+        entry.resultJson,
+        label,
+      );
     });
     entries.forEach((entry, index) => {
       this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });

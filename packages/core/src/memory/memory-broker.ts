@@ -192,7 +192,12 @@ export class MemoryBroker implements Broker {
       for (const entry of this.queue(name).entries.values()) {
         if (entry.place !== 'active' || entry.at > now) continue;
         if (entry.deliveries >= this.settings.maxDeliveries) {
-          dead.push(this.bury(entry, `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers died or hung`));
+          dead.push(
+            this.bury(
+              entry,
+              `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers died or hung`,
+            ),
+          );
         } else {
           entry.place = 'ready';
           entry.seq = this.seq++;
@@ -215,7 +220,16 @@ export class MemoryBroker implements Broker {
     const moving = state.dead.filter((dead) => !wanted || wanted.has(dead.id));
     state.dead = state.dead.filter((dead) => !moving.includes(dead));
     for (const dead of moving) {
-      state.entries.set(dead.id, { id: dead.id, queue, priority: 0, body: dead.body, deliveries: 0, place: 'ready', seq: this.seq++, at: Date.now() });
+      state.entries.set(dead.id, {
+        id: dead.id,
+        queue,
+        priority: 0,
+        body: dead.body,
+        deliveries: 0,
+        place: 'ready',
+        seq: this.seq++,
+        at: Date.now(),
+      });
     }
     this.afterChange();
     return moving.length;
@@ -290,7 +304,10 @@ export class MemoryBroker implements Broker {
   }
 
   broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
-    return collectReplies([...this.controlHandlers].map((handler) => handler(request)), options);
+    return collectReplies(
+      [...this.controlHandlers].map((handler) => handler(request)),
+      options,
+    );
   }
 
   async onControl(handler: ControlHandler): Promise<() => Promise<void>> {
@@ -357,7 +374,10 @@ export class MemoryBroker implements Broker {
 
   private hasReady(queues: readonly string[]): boolean {
     this.promoteDue(Date.now());
-    return queues.some((name) => !this.paused.has(name) && [...this.queue(name).entries.values()].some((entry) => entry.place === 'ready'));
+    return queues.some(
+      (name) =>
+        !this.paused.has(name) && [...this.queue(name).entries.values()].some((entry) => entry.place === 'ready'),
+    );
   }
 
   private afterChange(): void {

@@ -20,7 +20,10 @@ export class MemoryEventLog implements EventLog {
       const ms = Date.now();
       this.last = ms > this.last.ms ? { ms, seq: 0 } : { ms: this.last.ms, seq: this.last.seq + 1 };
       // A JSON copy, as a remote log would hold: readers never share the writer's objects.
-      this.entries.push({ ...(JSON.parse(JSON.stringify(event)) as CeleriacEvent), eventId: `${this.last.ms}-${this.last.seq}` });
+      this.entries.push({
+        ...(JSON.parse(JSON.stringify(event)) as CeleriacEvent),
+        eventId: `${this.last.ms}-${this.last.seq}`,
+      });
     }
     if (this.entries.length > this.maxLength) this.entries = this.entries.slice(-this.maxLength);
     if (events.length > 0) this.appended.emit('append');
@@ -44,7 +47,10 @@ export class MemoryEventLog implements EventLog {
   }
 
   async recent(limit: number, before?: string): Promise<StoredEvent[]> {
-    const end = before === undefined ? this.entries.length : this.entries.findIndex((entry) => compareEventIds(entry.eventId, before) >= 0);
+    const end =
+      before === undefined
+        ? this.entries.length
+        : this.entries.findIndex((entry) => compareEventIds(entry.eventId, before) >= 0);
     const upTo = end < 0 ? this.entries.length : end;
     return limit > 0 ? this.entries.slice(Math.max(0, upTo - limit), upTo) : [];
   }

@@ -15,10 +15,17 @@ import { cleanedUpAfterEach } from './fixtures';
  * Defines a jest `describe` block that checks `factory`'s backends against the ResultBackend
  * contract. Each test opens its own fixture with a unique prefix and cleans it up afterwards.
  */
-export function runBackendConformance(name: string, factory: BackendFactory, options: BackendConformanceOptions = {}): void {
+export function runBackendConformance(
+  name: string,
+  factory: BackendFactory,
+  options: BackendConformanceOptions = {},
+): void {
   describe(`ResultBackend conformance: ${name}`, () => {
     const open: OpenBackend = cleanedUpAfterEach(async () => {
-      const context = { settings: { prefix: `conformance-${randomUUID()}`, clientId: randomUUID() }, codec: new Codec() };
+      const context = {
+        settings: { prefix: `conformance-${randomUUID()}`, clientId: randomUUID() },
+        codec: new Codec(),
+      };
       const fixture = await factory(context);
       return { ...fixture, context, writer: fixture.peer ?? fixture.backend };
     });

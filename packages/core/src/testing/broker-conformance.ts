@@ -16,7 +16,13 @@ import { cleanedUpAfterEach } from './fixtures';
 
 /** Settings of a conformance broker before a test's overrides; the prefix is unique per fixture. */
 export function conformanceBrokerSettings(overrides: Partial<BrokerSettings> = {}): BrokerSettings {
-  return { prefix: `conformance-${randomUUID()}`, visibilityTimeout: 30_000, maxDeliveries: 5, revokeTtl: 60_000, ...overrides };
+  return {
+    prefix: `conformance-${randomUUID()}`,
+    visibilityTimeout: 30_000,
+    maxDeliveries: 5,
+    revokeTtl: 60_000,
+    ...overrides,
+  };
 }
 
 /**

@@ -4,7 +4,9 @@
  * Wraps `open` so every fixture it returns is cleaned up in the `afterEach` of the enclosing
  * `describe`. Call it inside a `describe` block.
  */
-export function cleanedUpAfterEach<A extends unknown[], F extends { cleanup(): Promise<void> }>(open: (...args: A) => Promise<F>): (...args: A) => Promise<F> {
+export function cleanedUpAfterEach<A extends unknown[], F extends { cleanup(): Promise<void> }>(
+  open: (...args: A) => Promise<F>,
+): (...args: A) => Promise<F> {
   const opened: F[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((fixture) => fixture.cleanup()));

@@ -13,7 +13,12 @@
 export { runBackendConformance } from './backend-conformance';
 export { runBeatStoreConformance } from './beat-store-conformance';
 export type { BeatStoreFactory, BeatStoreFixture } from './beat-store/harness';
-export type { BackendConformanceContext, BackendConformanceOptions, BackendFactory, BackendFixture } from './backend/harness';
+export type {
+  BackendConformanceContext,
+  BackendConformanceOptions,
+  BackendFactory,
+  BackendFixture,
+} from './backend/harness';
 export { conformanceBrokerSettings, runBrokerConformance } from './broker-conformance';
 export type { BrokerFactory, BrokerFixture } from './broker/harness';
 export { deferred, settledWithin, untilPast, withDeadline, type Deferred } from './wait';

@@ -7,14 +7,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { CeleriacError, TimeLimitExceededError, WorkerLostError, type CeleriacErrorCode, type Codec, type RemoteError } from '@celeriac/core';
+import {
+  CeleriacError,
+  TimeLimitExceededError,
+  WorkerLostError,
+  type CeleriacErrorCode,
+  type Codec,
+  type RemoteError,
+} from '@celeriac/core';
 import { reviveRemoteError, setLongTimeout, toRemoteError, type Termination } from '@celeriac/core/internal';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
 import { watchChildGroup } from './orphan-guard';
 import { JobLedger, UNSTARTED, type SentJob, type SentOutcome } from './job-ledger';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
-import { abortedBeforeStart, isChildMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+import {
+  abortedBeforeStart,
+  isChildMessage,
+  PROTOCOL_VERSION,
+  type ChildMessage,
+  type ParentMessage,
+  type WireOutcome,
+} from './protocol';
 
 /** Where a pool child starts: the compiled child entry next to this file. */
 const CHILD_ENTRY = join(__dirname, 'child-main.js');
@@ -160,14 +174,26 @@ export class ChildHandle {
     this.stateValue = 'busy';
     const { entry, ended } = this.ledger.add(job);
     const { jobId } = entry;
-    const message: ParentMessage = { v: PROTOCOL_VERSION, type: 'run', jobId, body, deliveries: job.deliveries, maxRetries: job.maxRetries };
+    const message: ParentMessage = {
+      v: PROTOCOL_VERSION,
+      type: 'run',
+      jobId,
+      body,
+      deliveries: job.deliveries,
+      maxRetries: job.maxRetries,
+    };
     if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
     if (options.last) message.last = true;
     this.send(message);
     // After the run message, so that an abort always reaches the child after its job.
     entry.onEnd = job.stop.onAbort((reason) => {
       if (job.stop.abandoned && entry.began) return this.kill(toRemoteError(reason));
-      this.send({ v: PROTOCOL_VERSION, type: 'abort', jobId, reason: reason instanceof Error ? reason.message : String(reason) });
+      this.send({
+        v: PROTOCOL_VERSION,
+        type: 'abort',
+        jobId,
+        reason: reason instanceof Error ? reason.message : String(reason),
+      });
       if (job.stop.termination) this.terminateAfterGrace(entry, job.stop.termination, reason);
     });
     return ended;
@@ -265,7 +291,8 @@ export class ChildHandle {
   private flush(): void {
     const packet = this.outbox;
     this.outbox = [];
-    if (this.pipe.writable && packet.length > 0) this.pipe.write(encodePacket(packet.length === 1 ? packet[0] : packet));
+    if (this.pipe.writable && packet.length > 0)
+      this.pipe.write(encodePacket(packet.length === 1 ? packet[0] : packet));
   }
 
   private onMessage(message: ChildMessage): void {
@@ -303,7 +330,9 @@ export class ChildHandle {
 
   /** A success as the worker settles it: plain JSON passes through as it is, other values are decoded. */
   private successOf(outcome: Extract<WireOutcome, { kind: 'success' }>): TaskOutcome {
-    return 'json' in outcome ? { kind: 'success', json: outcome.json } : { kind: 'success', value: this.spec.codec.parse(outcome.value) };
+    return 'json' in outcome
+      ? { kind: 'success', json: outcome.json }
+      : { kind: 'success', value: this.spec.codec.parse(outcome.value) };
   }
 
   /** A job left the ledger: a child with none left is idle. */
@@ -339,7 +368,13 @@ function startFailure(remote: RemoteError): Error {
 
 /** A killed or crashed run: retried per the task's policy; otherwise a lost run is redelivered. */
 function outcomeOfDeath(job: TaskJob, error: Error): TaskOutcome {
-  const decision = decideRetry({ error, taskName: job.message.task, options: job.definition.options, retries: job.message.retries, maxRetries: job.maxRetries });
+  const decision = decideRetry({
+    error,
+    taskName: job.message.task,
+    options: job.definition.options,
+    retries: job.message.retries,
+    maxRetries: job.maxRetries,
+  });
   if (decision.retry) return { kind: 'retry', delay: decision.delay, error: toRemoteError(error) };
   if (error instanceof TimeLimitExceededError) return { kind: 'failure', error: toRemoteError(error) };
   return { kind: 'lost', error: toRemoteError(error) };

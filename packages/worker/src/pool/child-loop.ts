@@ -14,7 +14,14 @@ import { RunSignal } from '../run-signal';
 import { runTask, type TaskOutcome } from '../run-task';
 import { monotonicMs } from './child-clock';
 import { listenToParent, sendToParent } from './parent-pipe';
-import { abortedBeforeStart, isParentMessage, PROTOCOL_VERSION, type ChildMessage, type ParentMessage, type WireOutcome } from './protocol';
+import {
+  abortedBeforeStart,
+  isParentMessage,
+  PROTOCOL_VERSION,
+  type ChildMessage,
+  type ParentMessage,
+  type WireOutcome,
+} from './protocol';
 
 /** Jobs received, not finished; the first one runs (or is next, while the event loop turns). */
 const queue: Array<Extract<ParentMessage, { type: 'run' }>> = [];
@@ -90,12 +97,19 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
         // Metadata that does not encode throws in the task's call, as in the inline pool, rather
         // than rejecting a promise the task may not await.
         report: (state: TaskState, meta: unknown) => {
-          send({ v: PROTOCOL_VERSION, type: 'report', jobId: message.jobId, state, meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`) });
+          send({
+            v: PROTOCOL_VERSION,
+            type: 'report',
+            jobId: message.jobId,
+            state,
+            meta: app.codec.stringify(meta, () => `the ${state} metadata of ${task.task}`),
+          });
           return Promise.resolve();
         },
       },
       app.codec,
-      (hook, error) => send({ v: PROTOCOL_VERSION, type: 'hook-error', jobId: message.jobId, hook, error: toRemoteError(error) }),
+      (hook, error) =>
+        send({ v: PROTOCOL_VERSION, type: 'hook-error', jobId: message.jobId, hook, error: toRemoteError(error) }),
     );
     outcome = result.kind === 'success' ? encodeResult(app.codec, result.value, task.task) : (result as WireOutcome);
   } catch (error) {
@@ -104,7 +118,14 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
     signals.delete(message.jobId);
   }
   // After its last job a child only waits for the parent to close the pipe: its memory is no news.
-  return { v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome, rss: message.last ? 0 : residentMemory(), ms: monotonicMs() - began };
+  return {
+    v: PROTOCOL_VERSION,
+    type: 'done',
+    jobId: message.jobId,
+    outcome,
+    rss: message.last ? 0 : residentMemory(),
+    ms: monotonicMs() - began,
+  };
 }
 
 /**
@@ -191,7 +212,14 @@ function handle(app: AppRuntime, message: unknown): void {
     if (dropQueued(message.jobId)) send({ v: PROTOCOL_VERSION, type: 'withdrawn', jobId: message.jobId });
   } else if (dropQueued(message.jobId)) {
     // An aborted job still waiting behind the running one is simply dropped.
-    send({ v: PROTOCOL_VERSION, type: 'done', jobId: message.jobId, outcome: abortedBeforeStart(message.reason), rss: residentMemory(), ms: 0 });
+    send({
+      v: PROTOCOL_VERSION,
+      type: 'done',
+      jobId: message.jobId,
+      outcome: abortedBeforeStart(message.reason),
+      rss: residentMemory(),
+      ms: 0,
+    });
   } else {
     signals.get(message.jobId)?.abort(new Error(message.reason));
   }

@@ -21,14 +21,16 @@ const pools = {
 /** The runner for `options.pool`. */
 export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): TaskRunner {
   const { logger } = options;
-  const onHookError = (hook: string, error: RemoteError) => logger.error({ hook, error }, `The ${hook} hook threw; the task's outcome stands`);
+  const onHookError = (hook: string, error: RemoteError) =>
+    logger.error({ hook, error }, `The ${hook} hook threw; the task's outcome stands`);
   // What both process pools need to start children, and how they log replacing one (not for
   // inline, which has no app module to resolve).
   const children = () => ({
     size: options.concurrency,
     appModule: resolve(options.appModule as string),
     codec: app.codec,
-    onReplace: (child: number | undefined, reason: string) => logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
+    onReplace: (child: number | undefined, reason: string) =>
+      logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
     onHookError,
   });
   switch (options.pool) {

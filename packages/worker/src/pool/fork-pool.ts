@@ -75,7 +75,10 @@ export class ForkPool implements TaskRunner {
           if (index < 0 || this.closed) return;
           this.spares.splice(index, 1);
           this.options.onReplace?.(child.pid, 'it exited before it got a task');
-          setTimeout(() => !this.closed && this.spares.length < this.options.size && this.spares.push(this.spawn()), RESPAWN_DELAY_MS).unref();
+          setTimeout(
+            () => !this.closed && this.spares.length < this.options.size && this.spares.push(this.spawn()),
+            RESPAWN_DELAY_MS,
+          ).unref();
         }),
       () => undefined,
     );

@@ -50,7 +50,7 @@ export function listenToParent(onPackets: (packets: unknown[]) => void, onClosed
 export function sendToParent(packet: unknown): void {
   const data = Buffer.from(encodePacket(packet));
   try {
-    for (let offset = 0; offset < data.length; ) offset += writeSync(CHANNEL_FD, data, offset);
+    for (let offset = 0; offset < data.length;) offset += writeSync(CHANNEL_FD, data, offset);
   } catch {
     // The parent is gone: the read ends too, and with it this child.
   }

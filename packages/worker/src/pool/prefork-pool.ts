@@ -142,7 +142,10 @@ export class PreforkPool implements TaskRunner {
     // tasks. The first children assume tasks are not short until some have run (a few dozen no-ops
     // bring the queue to its full depth).
     const siblings = [...this.all];
-    child.averageMs = siblings.length > 0 ? siblings.reduce((sum, sibling) => sum + sibling.averageMs, 0) / siblings.length : SHORT_TASK_MS;
+    child.averageMs =
+      siblings.length > 0
+        ? siblings.reduce((sum, sibling) => sum + sibling.averageMs, 0) / siblings.length
+        : SHORT_TASK_MS;
     this.all.add(child);
     void child.whenExited().then(() => this.all.delete(child));
     child.whenReady().then(
@@ -170,7 +173,10 @@ export class PreforkPool implements TaskRunner {
   private pick(): ChildHandle | undefined {
     let best: ChildHandle | undefined;
     for (const child of this.all) {
-      const usable = (child.state === 'idle' || child.state === 'busy') && child.load < this.depthOf(child) && !this.retireReason(child, child.load);
+      const usable =
+        (child.state === 'idle' || child.state === 'busy') &&
+        child.load < this.depthOf(child) &&
+        !this.retireReason(child, child.load);
       if (usable && (!best || child.load < best.load)) best = child;
     }
     return best;
@@ -214,8 +220,10 @@ export class PreforkPool implements TaskRunner {
     if (this.shrinking.has(child)) return 'the pool shrank';
     if (child.state === 'dead') return 'it exited';
     const { maxTasksPerChild, maxMemoryPerChild } = this.options;
-    if (maxTasksPerChild !== undefined && child.tasksRun + held >= maxTasksPerChild) return `it ran ${child.tasksRun} tasks (max-tasks-per-child)`;
-    if (maxMemoryPerChild !== undefined && child.rss > maxMemoryPerChild) return `it uses ${Math.round(child.rss / 1_048_576)} MB (max-memory-per-child)`;
+    if (maxTasksPerChild !== undefined && child.tasksRun + held >= maxTasksPerChild)
+      return `it ran ${child.tasksRun} tasks (max-tasks-per-child)`;
+    if (maxMemoryPerChild !== undefined && child.rss > maxMemoryPerChild)
+      return `it uses ${Math.round(child.rss / 1_048_576)} MB (max-memory-per-child)`;
     return undefined;
   }
 }

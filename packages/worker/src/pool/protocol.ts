@@ -78,5 +78,8 @@ export function isParentMessage(value: unknown): value is ParentMessage {
 
 /** The outcome of a job aborted (revoked, handed back) before it began, in the parent or the child. */
 export function abortedBeforeStart(reason: unknown): Extract<WireOutcome, { kind: 'failure' }> {
-  return { kind: 'failure', error: { name: 'AbortError', message: reason instanceof Error ? reason.message : String(reason) } };
+  return {
+    kind: 'failure',
+    error: { name: 'AbortError', message: reason instanceof Error ? reason.message : String(reason) },
+  };
 }

@@ -17,7 +17,11 @@ export interface CliRun {
 
 /** Runs `celeriac <args>` to its end on a test's prefix. */
 export function runCli(args: string[], prefix: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, CELERIAC_TEST_PREFIX: prefix, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CELERIAC_TEST_PREFIX: prefix, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -32,7 +36,10 @@ export function firedLines(beat: WorkerProcess, entry = 'tick'): LogLine[] {
 
 /** Resolves once the beat process has fired `count` slots of `entry` in all. */
 export async function untilFired(beat: WorkerProcess, count: number, entry = 'tick'): Promise<void> {
-  await beat.waitForLog((line) => line.msg === `Fired ${entry}` && firedLines(beat, entry).length >= count, `${count} firings of ${entry}`);
+  await beat.waitForLog(
+    (line) => line.msg === `Fired ${entry}` && firedLines(beat, entry).length >= count,
+    `${count} firings of ${entry}`,
+  );
 }
 
 /** The slot (epoch ms) in a task id `beat:<entry>:<slot>`. */

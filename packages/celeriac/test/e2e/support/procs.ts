@@ -36,7 +36,8 @@ export function childrenOf(parent: number): Array<{ pid: number; command: string
     }
     // pid (command) state ppid ...: the command may hold spaces and parentheses.
     const end = stat.lastIndexOf(')');
-    if (Number(stat.slice(end + 2).split(' ')[1]) === parent) found.push({ pid: Number(entry), command: stat.slice(stat.indexOf('(') + 1, end) });
+    if (Number(stat.slice(end + 2).split(' ')[1]) === parent)
+      found.push({ pid: Number(entry), command: stat.slice(stat.indexOf('(') + 1, end) });
   }
   return found;
 }

@@ -30,12 +30,21 @@ export class WorkerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   /** With `via: 'npx'`, runs `npx celeriac ...` as the docs say; `child` is then npx, not the worker. */
-  constructor(args: string[], env: NodeJS.ProcessEnv, command: 'worker' | 'beat' = 'worker', via: 'node' | 'npx' = 'node') {
+  constructor(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    command: 'worker' | 'beat' = 'worker',
+    via: 'node' | 'npx' = 'node',
+  ) {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
     const cliArgs = [command, '--json-logs', ...args];
     const [file, argv] = via === 'npx' ? ['npx', ['celeriac', ...cliArgs]] : [process.execPath, [CLI, ...cliArgs]];
     // npx must never fetch a package named celeriac from the registry: the workspace's own bin or nothing.
-    this.child = spawn(file, argv, { cwd: ROOT, env: { ...process.env, npm_config_yes: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(file, argv, {
+      cwd: ROOT,
+      env: { ...process.env, npm_config_yes: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     createInterface({ input: this.child.stdout! }).on('line', (text) => {
       let line: LogLine;
       try {
@@ -62,7 +71,10 @@ export class WorkerProcess {
       };
       this.listeners.add(listener);
       void this.exited.then(({ code }) => {
-        if (this.listeners.delete(listener)) reject(new Error(`The worker exited (code ${code}) before logging ${what}. stderr: ${this.stderr.join('\n')}`));
+        if (this.listeners.delete(listener))
+          reject(
+            new Error(`The worker exited (code ${code}) before logging ${what}. stderr: ${this.stderr.join('\n')}`),
+          );
       });
     });
   }
@@ -117,7 +129,12 @@ export class WorkerProcesses {
   }
 
   /** Starts `celeriac <command>` with these args (give `-A`), on this test's prefix; killed at the end too. */
-  spawn(command: 'worker' | 'beat', args: string[], env: NodeJS.ProcessEnv = {}, via: 'node' | 'npx' = 'node'): WorkerProcess {
+  spawn(
+    command: 'worker' | 'beat',
+    args: string[],
+    env: NodeJS.ProcessEnv = {},
+    via: 'node' | 'npx' = 'node',
+  ): WorkerProcess {
     const started = new WorkerProcess(args, { CELERIAC_TEST_PREFIX: this.prefix, ...env }, command, via);
     this.all.push(started);
     return started;

@@ -18,8 +18,14 @@ export function eventCases(open: OpenBackend): void {
     expect(recent.map((event) => 'taskId' in event && event.taskId)).toEqual(['a', 'b', 'c']);
     expect(recent[0]).toMatchObject(sent('a'));
     expect(await backend.events.lastId()).toBe(recent[2]?.eventId);
-    expect((await backend.events.recent(2)).map((event) => event.eventId)).toEqual([recent[1]?.eventId, recent[2]?.eventId]);
-    expect((await backend.events.recent(5, recent[2]?.eventId)).map((event) => event.eventId)).toEqual([recent[0]?.eventId, recent[1]?.eventId]);
+    expect((await backend.events.recent(2)).map((event) => event.eventId)).toEqual([
+      recent[1]?.eventId,
+      recent[2]?.eventId,
+    ]);
+    expect((await backend.events.recent(5, recent[2]?.eventId)).map((event) => event.eventId)).toEqual([
+      recent[0]?.eventId,
+      recent[1]?.eventId,
+    ]);
     expect(await backend.events.read(recent[0]?.eventId as string, { count: 10, block: 0 })).toEqual(recent.slice(1));
     expect(await backend.get('a')).toMatchObject({ state: 'SUCCESS' });
   });
@@ -33,7 +39,11 @@ export function eventCases(open: OpenBackend): void {
     await writer.events.append([sent('late')]);
     expect((await reading).map((event) => 'taskId' in event && event.taskId)).toEqual(['late']);
     const controller = new AbortController();
-    const aborted = backend.events.read(await backend.events.lastId(), { count: 10, block: 30_000, signal: controller.signal });
+    const aborted = backend.events.read(await backend.events.lastId(), {
+      count: 10,
+      block: 30_000,
+      signal: controller.signal,
+    });
     controller.abort();
     expect(await aborted).toEqual([]);
   });

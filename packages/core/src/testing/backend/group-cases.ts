@@ -18,9 +18,13 @@ export function groupCases(open: OpenBackend): void {
     const { backend, writer } = await open();
     const size = 25;
     const progress = await Promise.all(
-      Array.from({ length: size }, (_, index) => (index % 2 === 0 ? backend : writer).groupMemberDone('race', index, size, 60_000)),
+      Array.from({ length: size }, (_, index) =>
+        (index % 2 === 0 ? backend : writer).groupMemberDone('race', index, size, 60_000),
+      ),
     );
     expect(progress.filter((step) => step.completed)).toEqual([{ done: size, completed: true, repeated: false }]);
-    expect(progress.map((step) => step.done).sort((a, b) => a - b)).toEqual(Array.from({ length: size }, (_, index) => index + 1));
+    expect(progress.map((step) => step.done).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: size }, (_, index) => index + 1),
+    );
   });
 }

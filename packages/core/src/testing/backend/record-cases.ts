@@ -6,9 +6,17 @@ import { entry, taskRecord, type OpenBackend } from './harness';
 export function recordCases(open: OpenBackend): void {
   it('stores a record and reads back every field, with superjson values intact', async () => {
     const { backend } = await open();
-    const result = { when: new Date(0), tags: new Map([['big', 2n ** 70n]]), seen: new Set(['a']), nothing: undefined, list: [1, undefined] };
+    const result = {
+      when: new Date(0),
+      tags: new Map([['big', 2n ** 70n]]),
+      seen: new Set(['a']),
+      nothing: undefined,
+      list: [1, undefined],
+    };
     const success = taskRecord('ok', 'SUCCESS', { result, retries: 2, meta: { hostname: 'h1' } });
-    const failure = taskRecord('bad', 'FAILURE', { error: { name: 'TypeError', message: 'boom', stack: 'TypeError: boom\n    at x', code: 'E_BOOM' } });
+    const failure = taskRecord('bad', 'FAILURE', {
+      error: { name: 'TypeError', message: 'boom', stack: 'TypeError: boom\n    at x', code: 'E_BOOM' },
+    });
     await backend.store([entry(success), entry(failure)]);
     expect(await backend.get('ok')).toEqual(success);
     const read = await backend.get('ok');
@@ -23,7 +31,10 @@ export function recordCases(open: OpenBackend): void {
     const result = { sum: 3, parts: [1, 2], label: 'a "quoted" \u00e9 text' };
     const waiting = backend.waitFor('json');
     const record = taskRecord('json', 'SUCCESS', { retries: 1, meta: { at: new Date(5) } });
-    await backend.store([entry(taskRecord('json', 'STARTED')), { ...entry(record), resultJson: JSON.stringify(result) }]);
+    await backend.store([
+      entry(taskRecord('json', 'STARTED')),
+      { ...entry(record), resultJson: JSON.stringify(result) },
+    ]);
     expect(await backend.get('json')).toEqual({ ...record, result });
     expect(await waiting).toEqual({ ...record, result });
     expect(((await backend.get('json'))?.meta as { at: Date }).at).toBeInstanceOf(Date);

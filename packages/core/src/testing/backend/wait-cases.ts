@@ -5,13 +5,16 @@ import { entry, taskRecord, type BackendConformanceOptions, type OpenBackend } f
 
 /** Defines the waitFor and onChange cases. */
 export function waitCases(open: OpenBackend, options: BackendConformanceOptions): void {
-  it.each(['SUCCESS', 'FAILURE', 'REVOKED'])('waitFor resolves with the record when %s is stored later', async (state) => {
-    const { backend, writer } = await open();
-    const waiting = backend.waitFor('t');
-    const record = taskRecord('t', state, { meta: { reason: 'because' } });
-    await writer.store([entry(record)]);
-    await expect(waiting).resolves.toEqual(record);
-  });
+  it.each(['SUCCESS', 'FAILURE', 'REVOKED'])(
+    'waitFor resolves with the record when %s is stored later',
+    async (state) => {
+      const { backend, writer } = await open();
+      const waiting = backend.waitFor('t');
+      const record = taskRecord('t', state, { meta: { reason: 'because' } });
+      await writer.store([entry(record)]);
+      await expect(waiting).resolves.toEqual(record);
+    },
+  );
 
   it('waitFor resolves when the record is stored with its completion notice addressed to this client', async () => {
     const { backend, writer, context } = await open();
@@ -88,7 +91,10 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     const { backend, writer } = await open();
     const [x1, x2, y] = [backend.waitFor('x'), backend.waitFor('x'), backend.waitFor('y')];
     await writer.store([entry(taskRecord('x', 'SUCCESS', { result: 'x' }))]);
-    await expect(Promise.all([x1, x2])).resolves.toEqual([expect.objectContaining({ id: 'x' }), expect.objectContaining({ id: 'x' })]);
+    await expect(Promise.all([x1, x2])).resolves.toEqual([
+      expect.objectContaining({ id: 'x' }),
+      expect.objectContaining({ id: 'x' }),
+    ]);
     await writer.store([entry(taskRecord('y', 'REVOKED'))]);
     await expect(y).resolves.toMatchObject({ id: 'y', state: 'REVOKED' });
   });
@@ -104,7 +110,10 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
   it('onChange reports every stored state change of an id, in order (also several in one store), until unsubscribed', async () => {
     const { backend, writer: peer, context } = await open();
     // The records name this client as the sender (replyTo), as a worker does for the tasks a client sent.
-    const writer = { store: (entries: StoreEntry[]) => peer.store(entries.map((item) => ({ ...item, replyTo: context.settings.clientId }))) };
+    const writer = {
+      store: (entries: StoreEntry[]) =>
+        peer.store(entries.map((item) => ({ ...item, replyTo: context.settings.clientId }))),
+    };
     expect(typeof backend.onChange).toBe('function');
     const seenByA: TaskRecord[] = [];
     const seenByB: TaskRecord[] = [];

@@ -9,13 +9,19 @@ export function entryCases(open: OpenBeatStore): void {
   it('putEntry stores an entry as data; a second put of the name replaces it', async () => {
     const { store, writer } = await open();
     expect(await store.listEntries()).toEqual([]);
-    const first = storedEntry('poll', { schedule: { kind: 'crontab', expression: '*/5 * * * *', tz: 'Asia/Shanghai' }, options: { expires: '1m' } });
+    const first = storedEntry('poll', {
+      schedule: { kind: 'crontab', expression: '*/5 * * * *', tz: 'Asia/Shanghai' },
+      options: { expires: '1m' },
+    });
     await writer.putEntry(first);
     await writer.putEntry(storedEntry('report', { schedule: { kind: 'at', at: T } }));
     const changed = storedEntry('poll', { args: { json: ['other'] }, catchUp: 'all', updatedAt: T + 1 });
     await writer.putEntry(changed);
     const listed = await store.listEntries();
-    expect([...listed].sort((a, b) => a.name.localeCompare(b.name))).toEqual([changed, storedEntry('report', { schedule: { kind: 'at', at: T } })]);
+    expect([...listed].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      changed,
+      storedEntry('report', { schedule: { kind: 'at', at: T } }),
+    ]);
   });
 
   it('removeEntry removes the entry and its last slot, and says whether there was one', async () => {

@@ -11,11 +11,16 @@ export function controlCases(open: OpenBroker): void {
     const { broker, writer } = await open();
     const listening = controlOf(broker);
     const seen: string[] = [];
-    const stopA = await listening.onControl(async (request) => (seen.push(request.command), { hostname: 'a', ok: true, value: request.argument }));
+    const stopA = await listening.onControl(
+      async (request) => (seen.push(request.command), { hostname: 'a', ok: true, value: request.argument }),
+    );
     const stopB = await listening.onControl(async () => ({ hostname: 'b', ok: true }));
     // A listener that is not addressed stays silent.
     const stopC = await listening.onControl(async () => undefined);
-    const replies = await controlOf(writer).broadcast({ id: 'r1', command: 'pool-grow', argument: 2 }, { timeout: 2_000, limit: 2 });
+    const replies = await controlOf(writer).broadcast(
+      { id: 'r1', command: 'pool-grow', argument: 2 },
+      { timeout: 2_000, limit: 2 },
+    );
     expect(replies.map((reply) => reply.hostname).sort()).toEqual(['a', 'b']);
     expect(replies.find((reply) => reply.hostname === 'a')?.value).toBe(2);
     expect(seen).toEqual(['pool-grow']);

@@ -3,7 +3,11 @@ import type { Broker, Failure } from '../../broker';
 import { untilPast } from '../wait';
 import { envelope, ids, OTHER_QUEUE, publishAndReserve, QUEUE, type OpenBroker } from './harness';
 
-const FAILURE: Failure = { task: 'demo.fail', error: { name: 'Error', message: 'boom', stack: 'Error: boom\n    at here' }, attempts: 3 };
+const FAILURE: Failure = {
+  task: 'demo.fail',
+  error: { name: 'Error', message: 'boom', stack: 'Error: boom\n    at here' },
+  attempts: 3,
+};
 
 /** Publishes, reserves and acks `id` as failed for good. */
 async function failOne(broker: Broker, id: string, failure: Failure = FAILURE): Promise<void> {

@@ -19,7 +19,9 @@ export function leaseCases(open: OpenBroker): void {
     await untilPast(reservedAt + LEASE + 50);
     expect(await broker.recoverLapsed([QUEUE])).toEqual({ requeued: ['lapsed'], dead: [] });
     expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 0, active: 1, dead: 0 });
-    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'lapsed', queue: QUEUE, body: 'body of lapsed', deliveries: 2 }]);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([
+      { id: 'lapsed', queue: QUEUE, body: 'body of lapsed', deliveries: 2 },
+    ]);
     await broker.ack([kept!]);
   });
 
@@ -37,11 +39,15 @@ export function leaseCases(open: OpenBroker): void {
     expect(await twice.broker.recoverLapsed([QUEUE])).toEqual({ requeued: ['a'], dead: [] });
     expect(await twice.broker.stats(OTHER_QUEUE)).toEqual({ ready: 0, delayed: 0, active: 1, dead: 0 });
     expect(await twice.broker.recoverLapsed([OTHER_QUEUE])).toEqual({ requeued: ['b'], dead: [] });
-    expect(await twice.broker.reserve([QUEUE], 1)).toEqual([{ id: 'a', queue: QUEUE, body: 'body of a', deliveries: 2 }]);
+    expect(await twice.broker.reserve([QUEUE], 1)).toEqual([
+      { id: 'a', queue: QUEUE, body: 'body of a', deliveries: 2 },
+    ]);
 
     const report = await once.broker.recoverLapsed([QUEUE]);
     expect(report.requeued).toEqual([]);
-    expect(report.dead).toEqual([expect.objectContaining({ id: 'c', queue: QUEUE, body: 'body of c', reason: expect.any(String) })]);
+    expect(report.dead).toEqual([
+      expect.objectContaining({ id: 'c', queue: QUEUE, body: 'body of c', reason: expect.any(String) }),
+    ]);
     expect(await once.broker.listDead(QUEUE)).toEqual([expect.objectContaining({ id: 'c', body: 'body of c' })]);
     expect(await once.broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 1 });
     expect(await once.broker.recoverLapsed([QUEUE])).toEqual({ requeued: [], dead: [] });

@@ -21,8 +21,16 @@ export function queueCases(open: OpenBroker): void {
   it('skips an idempotent envelope whose id is waiting, delayed or running, and accepts it again once acked', async () => {
     const { broker } = await open();
     const later = Date.now() + 60_000;
-    expect(await broker.publish([envelope('a', { idempotent: true }), envelope('a', { idempotent: true })])).toEqual(['published', 'duplicate']);
-    expect(await broker.publish([envelope('d', { idempotent: true, eta: later }), envelope('d', { idempotent: true, eta: later })])).toEqual(['published', 'duplicate']);
+    expect(await broker.publish([envelope('a', { idempotent: true }), envelope('a', { idempotent: true })])).toEqual([
+      'published',
+      'duplicate',
+    ]);
+    expect(
+      await broker.publish([
+        envelope('d', { idempotent: true, eta: later }),
+        envelope('d', { idempotent: true, eta: later }),
+      ]),
+    ).toEqual(['published', 'duplicate']);
     const [delivery] = await broker.reserve([QUEUE], 1);
     expect(await broker.publish([envelope('a', { idempotent: true, body: 'second' })])).toEqual(['duplicate']);
     await broker.ack([delivery!]);
@@ -65,7 +73,9 @@ export function queueCases(open: OpenBroker): void {
     expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['now']);
     expect(await broker.reserve([QUEUE], 10)).toEqual([]);
     await untilPast(eta);
-    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'later', queue: QUEUE, body: 'body of later', deliveries: 1 }]);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([
+      { id: 'later', queue: QUEUE, body: 'body of later', deliveries: 1 },
+    ]);
   });
 
   it('treats an eta in the past as ready now', async () => {
@@ -77,7 +87,13 @@ export function queueCases(open: OpenBroker): void {
   it('counts messages by place in stats, per queue', async () => {
     const { broker } = await open();
     expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 0 });
-    await broker.publish([envelope('a'), envelope('b'), envelope('c'), envelope('d', { eta: Date.now() + 60_000 }), envelope('e', { queue: OTHER_QUEUE })]);
+    await broker.publish([
+      envelope('a'),
+      envelope('b'),
+      envelope('c'),
+      envelope('d', { eta: Date.now() + 60_000 }),
+      envelope('e', { queue: OTHER_QUEUE }),
+    ]);
     const [, dying] = await broker.reserve([QUEUE], 2);
     await broker.deadLetter(dying!, 'test');
     expect(await broker.stats(QUEUE)).toEqual({ ready: 1, delayed: 1, active: 1, dead: 1 });
@@ -89,9 +105,16 @@ export function queueCases(open: OpenBroker): void {
     await broker.publish([envelope('active'), envelope('dead')]);
     const [active, dead] = await broker.reserve([QUEUE], 2);
     await broker.deadLetter(dead!, 'test');
-    await broker.publish([envelope('a'), envelope('b'), envelope('later', { eta: Date.now() + 60_000 }), envelope('kept', { queue: OTHER_QUEUE })]);
+    await broker.publish([
+      envelope('a'),
+      envelope('b'),
+      envelope('later', { eta: Date.now() + 60_000 }),
+      envelope('kept', { queue: OTHER_QUEUE }),
+    ]);
     const purged = await broker.purge(QUEUE);
-    expect([...purged].sort((x, y) => x.id.localeCompare(y.id))).toEqual(['a', 'b', 'later'].map((id) => ({ id, body: `body of ${id}` })));
+    expect([...purged].sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+      ['a', 'b', 'later'].map((id) => ({ id, body: `body of ${id}` })),
+    );
     expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 1, dead: 1 });
     expect(await broker.stats(OTHER_QUEUE)).toMatchObject({ ready: 1 });
     await broker.ack([active!]);

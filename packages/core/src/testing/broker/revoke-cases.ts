@@ -9,7 +9,11 @@ const EMPTY = { ready: 0, delayed: 0, active: 0, dead: 0 };
 export function revokeCases(open: OpenBroker): void {
   it('revoke removes a waiting or delayed message, in any queue, and says it did', async () => {
     const { broker } = await open();
-    await broker.publish([envelope('waiting'), envelope('delayed', { eta: Date.now() + 60_000 }), envelope('other', { queue: OTHER_QUEUE })]);
+    await broker.publish([
+      envelope('waiting'),
+      envelope('delayed', { eta: Date.now() + 60_000 }),
+      envelope('other', { queue: OTHER_QUEUE }),
+    ]);
     for (const id of ['waiting', 'delayed', 'other']) {
       expect(await broker.revoke({ id, terminate: false })).toMatchObject({ removed: true, body: expect.any(String) });
     }
@@ -21,7 +25,9 @@ export function revokeCases(open: OpenBroker): void {
   it('revoke leaves a running message leased, and remembers revocations of running and unknown ids', async () => {
     const { broker } = await open();
     const running = await publishAndReserve(broker, envelope('running'));
-    expect(await broker.revoke({ id: 'running', terminate: true, signal: 'SIGTERM', grace: 2_000 })).toEqual({ removed: false });
+    expect(await broker.revoke({ id: 'running', terminate: true, signal: 'SIGTERM', grace: 2_000 })).toEqual({
+      removed: false,
+    });
     expect(await broker.revoke({ id: 'unknown', terminate: false })).toEqual({ removed: false });
     expect(await broker.stats(QUEUE)).toEqual({ ...EMPTY, active: 1 });
     const revoked = await broker.listRevoked();

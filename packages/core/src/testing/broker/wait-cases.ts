@@ -49,7 +49,10 @@ export function waitCases(open: OpenBroker): void {
 
   it('waitForWork stays pending while nothing is ready (no busy polling)', async () => {
     const { broker } = await open();
-    await broker.publish([envelope('elsewhere', { queue: OTHER_QUEUE }), envelope('later', { eta: Date.now() + 60_000 })]);
+    await broker.publish([
+      envelope('elsewhere', { queue: OTHER_QUEUE }),
+      envelope('later', { eta: Date.now() + 60_000 }),
+    ]);
     const controller = new AbortController();
     const waiting = broker.waitForWork([QUEUE], controller.signal);
     expect(await settledWithin(waiting, 100)).toBe('pending');
@@ -71,7 +74,13 @@ export function waitCases(open: OpenBroker): void {
     const controller = new AbortController();
     const waiting = broker.waitForWork([QUEUE], controller.signal);
     await broker.close();
-    const outcome = await settledWithin(waiting.then(() => 'resolved', () => 'rejected'), DEADLINE);
+    const outcome = await settledWithin(
+      waiting.then(
+        () => 'resolved',
+        () => 'rejected',
+      ),
+      DEADLINE,
+    );
     controller.abort();
     expect(outcome).not.toBe('pending');
   });
