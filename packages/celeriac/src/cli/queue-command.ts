@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import { withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
-import { formatTable } from './table';
+import { formatQueueTable } from './queue-table';
 
 interface PurgeFlags extends OpsFlags {
   yes?: boolean;
@@ -23,20 +23,7 @@ export function queueCommand(): Command {
           withOpsApp(flags, 'queue', async (app) => {
             const queues = await app.queues.list();
             if (flags.json) return console.log(JSON.stringify(queues, null, 2));
-            if (queues.length === 0) return console.log('No queues yet.');
-            console.log(
-              formatTable(
-                ['QUEUE', 'READY', 'SCHEDULED', 'ACTIVE', 'DEAD', 'PAUSED'],
-                queues.map((q) => [
-                  q.name,
-                  String(q.ready),
-                  String(q.delayed),
-                  String(q.active),
-                  String(q.dead),
-                  q.paused ? 'yes' : 'no',
-                ]),
-              ),
-            );
+            console.log(formatQueueTable(queues));
           }),
         ),
     )

@@ -1,6 +1,7 @@
 /** `celeriac status`: the live workers (each answers a stats request) and every queue's counts. */
 import { Command } from 'commander';
 import { ago, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
+import { formatQueueTable } from './queue-table';
 import { formatTable } from './table';
 
 interface WorkerStats {
@@ -54,21 +55,7 @@ export function statusCommand(): Command {
               ),
         );
         console.log('');
-        console.log(
-          queues.length === 0
-            ? 'No queues yet.'
-            : formatTable(
-                ['QUEUE', 'READY', 'SCHEDULED', 'ACTIVE', 'DEAD', 'PAUSED'],
-                queues.map((q) => [
-                  q.name,
-                  String(q.ready),
-                  String(q.delayed),
-                  String(q.active),
-                  String(q.dead),
-                  q.paused ? 'yes' : 'no',
-                ]),
-              ),
-        );
+        console.log(formatQueueTable(queues));
       }),
     );
 }
