@@ -21,7 +21,7 @@ export class Publisher {
 
   constructor(
     private readonly broker: () => Broker,
-    /** Appends a batch's events; called in the same tick as the publish, so both leave together. */
+    /** Appends a batch's events; called just before the publish, in the same tick, so both leave together. */
     private readonly emit: (events: CeleriacEvent[]) => void = () => undefined,
   ) {}
 
@@ -50,10 +50,12 @@ export class Publisher {
 
   private async send(batch: Pending[]): Promise<void> {
     try {
-      const published = this.broker().publish(batch.map((item) => item.envelope));
+      // The events are written first: on a shared connection Redis runs the XADD before the publish,
+      // so no worker's event for a task can precede its task-sent (a publish that then fails leaves
+      // a task-sent behind; its caller's `sent` rejects).
       const events = batch.flatMap((item) => (item.event ? [item.event] : []));
       if (events.length > 0) this.emit(events);
-      const outcomes = await published;
+      const outcomes = await this.broker().publish(batch.map((item) => item.envelope));
       batch.forEach((item, index) => item.resolve(outcomes[index] ?? 'published'));
     } catch (error) {
       for (const item of batch) item.reject(error);
