@@ -111,7 +111,8 @@ export class LiveFeed {
           this.fold(event);
         }
       } catch (error) {
-        if (this.state !== 'running') return;
+        // Closed (or its app closed under it): nothing more to read.
+        if (this.state !== 'running' || this.app.closed) return;
         this.error = `Reading the event log failed: ${(error as Error).message}`;
         await pause(RETRY_MS, this.stop.signal);
       }
@@ -131,7 +132,7 @@ export class LiveFeed {
 
   /** Sends the overview to every live connection (only when someone listens). */
   private async push(): Promise<void> {
-    if (this.subscribers.size === 0 || this.state !== 'running') return;
+    if (this.subscribers.size === 0 || this.state !== 'running' || this.app.closed) return;
     const overview = await this.overview();
     for (const subscriber of this.subscribers) subscriber('overview', overview);
   }
