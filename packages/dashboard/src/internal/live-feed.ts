@@ -1,8 +1,8 @@
 /**
  * The dashboard's one reader of the event log, and what it feeds: the task list, the charts, the
- * worker list, and every open live connection (server-sent events). It also samples the queue counts
- * every `sampleEvery` ms, and right after events arrive, and pushes the overview to the browsers;
- * the browsers never poll.
+ * worker list, and every open live connection (server-sent events). Events are pushed in batches,
+ * 200 ms after the first of a burst, with the overview; the queue counts are also read and pushed
+ * every `sampleEvery` ms. The browsers never poll.
  *
  * States: idle → running (on the first request or `listen`) → closed. A failing read (Redis away)
  * is retried after a pause while running; `close` aborts the read and the timer.
@@ -24,11 +24,16 @@ export interface Overview {
   error?: string;
 }
 
-/** A live connection: receives named messages. */
+/**
+ * A live connection: receives named messages, `overview` (an {@link Overview}) and `events`
+ * (`{ events, skipped }`: the events of the last moments, and how many more were left out).
+ */
 export type Subscriber = (name: 'overview' | 'events', data: unknown) => void;
 
-/** How long after an event the overview is pushed (events come in bursts). */
+/** How long events are gathered before they and the overview are pushed (events come in bursts). */
 const SETTLE_MS = 200;
+/** Most events in one push; past it only their number is sent (the pages reload what they show). */
+const MAX_EVENTS_PUSHED = 500;
 /** The pause before a failed read of the event log is tried again. */
 const RETRY_MS = 2_000;
 
@@ -45,6 +50,8 @@ export class LiveFeed {
   private reading: Promise<void> = Promise.resolve();
   private last: Overview | undefined;
   private error: string | undefined;
+  private pending: StoredEvent[] = [];
+  private skipped = 0;
 
   constructor(
     private readonly app: CeleriacCore,
@@ -123,11 +130,22 @@ export class LiveFeed {
     this.tasks.add(event);
     this.history.add(event);
     this.workers.add(event);
-    for (const subscriber of this.subscribers) subscriber('events', [event]);
+    if (this.subscribers.size === 0) return;
+    if (this.pending.length < MAX_EVENTS_PUSHED) this.pending.push(event);
+    else this.skipped += 1;
     this.settle ??= setTimeout(() => {
       this.settle = undefined;
+      this.flush();
       void this.push();
     }, SETTLE_MS);
+  }
+
+  /** Sends the events gathered since the last flush, as one message (at most MAX_EVENTS_PUSHED of them). */
+  private flush(): void {
+    const batch = { events: this.pending, skipped: this.skipped };
+    this.pending = [];
+    this.skipped = 0;
+    for (const subscriber of this.subscribers) subscriber('events', batch);
   }
 
   /** Sends the overview to every live connection (only when someone listens). */
