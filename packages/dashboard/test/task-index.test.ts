@@ -42,4 +42,13 @@ describe('TaskIndex', () => {
     expect(index.query({ text: 'C' }).map((task) => task.id)).toEqual(['c']);
     expect(index.query({ from: 3 }).map((task) => task.id)).toEqual(['c']);
   });
+
+  it('knows the children of a task from the parent their task-sent names', () => {
+    const index = new TaskIndex(10);
+    index.add(event({ type: 'task-sent', taskId: 'first', timestamp: 1 }));
+    index.add(event({ type: 'task-sent', taskId: 'second', timestamp: 2, parentId: 'first', rootId: 'first' }));
+    index.add(event({ type: 'task-sent', taskId: 'third', timestamp: 3, parentId: 'second', rootId: 'first' }));
+    expect(index.children('first').map((task) => task.id)).toEqual(['second']);
+    expect(index.get('third')).toMatchObject({ parentId: 'second', rootId: 'first' });
+  });
 });

@@ -108,13 +108,9 @@ export function TaskPage({ id, eventsSeen }) {
         : null
     }
     ${
-      workflow && (workflow.parentId || workflow.rootId || workflow.dependsOn)
+      workflow
         ? html`<h3>Workflow</h3>
-            <ul class="workflow">
-              ${workflow.rootId && workflow.rootId !== id ? html`<li>root: ${link(workflow.rootId)}</li>` : null}
-              ${workflow.parentId ? html`<li>parent: ${link(workflow.parentId)}</li>` : null}
-              ${(workflow.dependsOn ?? []).map((dependency) => html`<li>waits for: ${link(dependency)}</li>`)}
-            </ul>`
+            <${Workflow} id=${id} name=${name} state=${state} workflow=${workflow} />`
         : null
     }
     <h3>Timeline</h3>
@@ -137,6 +133,39 @@ export function TaskPage({ id, eventsSeen }) {
 
 function link(id) {
   return html`<a class="mono" href=${`#/tasks/${encodeURIComponent(id)}`}>${id}</a>`;
+}
+
+/** One task in the workflow drawing: its name, state and id (a link unless it is this task). */
+function Node({ task, current }) {
+  return html`<div class=${`node${current ? ' current' : ''}`} data-test="workflow-node">
+    <span>${task.name ?? '?'}</span> <${StateBadge} state=${task.state} />
+    <div>${current ? html`<span class="mono">${task.id}</span>` : link(task.id)}</div>
+  </div>`;
+}
+
+/**
+ * The task's place in its workflow, drawn top to bottom: the root, the parent (a task, or the group
+ * it is a member of, with its fellow members), this task, and what it leads to (the next steps, or
+ * the members of the group it started).
+ */
+function Workflow({ id, name, state, workflow }) {
+  const { rootId, parentId, parent, siblings, children } = workflow;
+  const row = (tasks) => html`<div class="row">${tasks}</div>`;
+  return html`<div class="workflow" data-test="workflow">
+    ${rootId && rootId !== id && rootId !== parentId ? html`<div class="muted">root: ${link(rootId)}</div>` : null}
+    ${
+      parentId
+        ? parent
+          ? row(html`<${Node} task=${parent} />`)
+          : html`<div class="muted">member of group <span class="mono">${parentId}</span></div>`
+        : null
+    }
+    ${row([
+      html`<${Node} task=${{ id, name, state }} current />`,
+      ...(parent ? [] : siblings.map((task) => html`<${Node} task=${task} />`)),
+    ])}
+    ${children.length > 0 ? row(children.map((task) => html`<${Node} task=${task} />`)) : null}
+  </div>`;
 }
 
 function detail(event) {

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDashboard, type Dashboard } from 'celeriac';
+import { chain, createDashboard, type Dashboard } from 'celeriac';
 import { launchBrowser, type TestBrowser } from '@celeriac/test-support';
 import type { Page, Response } from 'playwright-core';
 import { useE2e } from './support/worker-process';
@@ -94,6 +94,17 @@ describe('the dashboard in a browser', () => {
     await expect(held.get({ timeout: 10_000 })).resolves.toBe('built held');
     await waitForText(page, `${reports} [data-test=ready]`, '0');
     await waitForText(page, `${reports} [data-test=paused]`, 'no');
+
+    // A chain's first step shows the next as its child, and the next shows it as its parent.
+    const step = (args: number[]) => app.signature({ task: 'demo.add', args, options: {}, immutable: false });
+    const chained = chain(step([1, 2]), step([3])).applyAsync();
+    await expect(chained).resolves.toBe(6);
+    const [first, second] = [chained.parent?.id as string, chained.id];
+    await page.goto(`${url}#/tasks/${first}`);
+    await page.waitForSelector(`[data-test=workflow] a:text-is("${second}")`);
+    await page.click(`[data-test=workflow] a:text-is("${second}")`);
+    await page.waitForSelector(`[data-test=workflow] a:text-is("${first}")`);
+    await waitForText(page, '[data-test=task-page] h2 [data-test=state]', 'SUCCESS');
   }, 90_000);
 });
 

@@ -8,7 +8,7 @@ import type { DashboardApp } from '../app';
 import { HttpError } from './http';
 import type { LiveFeed } from './live-feed';
 import { payloadText, preview } from './preview';
-import type { TaskQuery } from './task-index';
+import type { TaskQuery, TaskSummary } from './task-index';
 
 /** What a read route answers with (JSON). */
 export type ReadRoute = (params: { id?: string; query: URLSearchParams }) => Promise<unknown>;
@@ -64,7 +64,32 @@ async function taskPage(app: CeleriacCore, feed: LiveFeed, id: string): Promise<
       : null,
     failed: failed ? failedView(app, failed) : null,
     args: message ? preview(message.args) : summary?.args === undefined ? null : payloadText(summary.args),
-    workflow: message ? { parentId: message.parentId, rootId: message.rootId, dependsOn: message.dependsOn } : null,
+    workflow: workflowOf(feed, id, summary?.parentId ?? message?.parentId, summary?.rootId ?? message?.rootId),
+  };
+}
+
+/**
+ * Where a task sits in its workflow, as far as the event log tells: its root, its parent (a task,
+ * or a group whose members are its siblings), and its children (the next steps, or a group's members).
+ */
+function workflowOf(feed: LiveFeed, id: string, parentId: string | undefined, rootId: string | undefined): unknown {
+  const brief = (task: TaskSummary) => ({ id: task.id, name: task.name, state: task.state });
+  const children = feed.tasks.children(id).map(brief);
+  if (parentId === undefined && children.length === 0) return null;
+  const parent = parentId === undefined ? undefined : feed.tasks.get(parentId);
+  const siblings =
+    parentId === undefined
+      ? []
+      : feed.tasks
+          .children(parentId)
+          .filter((task) => task.id !== id)
+          .map(brief);
+  return {
+    rootId: rootId ?? null,
+    parentId: parentId ?? null,
+    parent: parent ? brief(parent) : null,
+    siblings,
+    children,
   };
 }
 

@@ -22,6 +22,9 @@ export interface TaskSummary {
   /** The arguments as encoded in the events (only with `events: { payloads: true }`). */
   args?: string;
   result?: string;
+  /** In a workflow: the task or group it continues or belongs to, and the workflow's first task. */
+  parentId?: string;
+  rootId?: string;
 }
 
 /** Filters of {@link TaskIndex.query}; all optional, all must hold. */
@@ -87,6 +90,13 @@ export class TaskIndex {
     return this.tasks.get(id);
   }
 
+  /** The tasks whose parent is `id` (the next steps of a task, the members of a group), oldest first. */
+  children(id: string): TaskSummary[] {
+    return [...this.tasks.values()]
+      .filter((task) => task.parentId === id)
+      .sort((a, b) => (a.sent ?? a.updated) - (b.sent ?? b.updated));
+  }
+
   /** The tasks that match, most recently changed first. */
   query(query: TaskQuery): TaskSummary[] {
     const limit = query.limit ?? 200;
@@ -114,6 +124,8 @@ export class TaskIndex {
     if (event.type === 'task-sent') {
       task.sent = event.timestamp;
       if (event.args !== undefined) task.args = event.args;
+      if (event.parentId !== undefined) task.parentId = event.parentId;
+      if (event.rootId !== undefined) task.rootId = event.rootId;
     }
     if (event.type === 'task-started') {
       task.started = event.timestamp;
