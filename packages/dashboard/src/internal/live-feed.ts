@@ -2,7 +2,8 @@
  * The dashboard's one reader of the event log, and what it feeds: the task list, the charts, the
  * worker list, and every open live connection (server-sent events). Events are pushed in batches,
  * 200 ms after the first of a burst, with the overview; the queue counts are also read and pushed
- * every `sampleEvery` ms. The browsers never poll.
+ * every `sampleEvery` ms (the depth chart's samples, taken from the dashboard's start). The
+ * browsers never poll.
  *
  * States: idle → running (on the first request or `listen`) → closed. A failing read (Redis away)
  * is retried after a pause while running; `close` aborts the read and the timer.
@@ -148,9 +149,12 @@ export class LiveFeed {
     for (const subscriber of this.subscribers) subscriber('events', batch);
   }
 
-  /** Sends the overview to every live connection (only when someone listens). */
+  /**
+   * Reads the overview (which samples the queue depth for the chart, so it runs even when nobody
+   * watches) and sends it to every live connection.
+   */
   private async push(): Promise<void> {
-    if (this.subscribers.size === 0 || this.state !== 'running' || this.app.closed) return;
+    if (this.state !== 'running' || this.app.closed) return;
     const overview = await this.overview();
     for (const subscriber of this.subscribers) subscriber('overview', overview);
   }
