@@ -59,4 +59,25 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The dashboard's page: ES modules run by the browser.
+    files: ['packages/dashboard/ui/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'addEventListener',
+          'clearTimeout',
+          'document',
+          'EventSource',
+          'fetch',
+          'location',
+          'removeEventListener',
+          'setTimeout',
+          'URLSearchParams',
+          'window',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

@@ -26,6 +26,7 @@ const shared = {
     '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
+    '^@celeriac/dashboard$': '<rootDir>/packages/dashboard/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
     '^@celeriac/test-support$': '<rootDir>/packages/test-support/src/index.ts',
   },

@@ -114,6 +114,14 @@ export {
 } from '@celeriac/core';
 export { Worker, type Logger, type PoolKind, type WorkerOptions, type WorkerState } from '@celeriac/worker';
 export { at, Beat, crontab, every, ManualClock, Scheduler } from '@celeriac/beat';
+export {
+  createDashboard,
+  type Dashboard,
+  type DashboardApp,
+  type DashboardOptions,
+  type ListenOptions,
+  type RequestHandler,
+} from '@celeriac/dashboard';
 export type {
   BeatEntryInfo,
   BeatLogger,

@@ -5,6 +5,7 @@
  */
 import * as core from '@celeriac/core';
 import * as internal from '@celeriac/core/internal';
+import * as dashboard from '@celeriac/dashboard';
 import * as celeriac from 'celeriac';
 import type { Celeriac } from 'celeriac';
 import type { CeleriacCore } from '@celeriac/core';
@@ -61,6 +62,7 @@ const CELERIAC_VALUES = [
   'Scheduler',
   'Worker',
   'at',
+  'createDashboard',
   'crontab',
   'every',
 ];
@@ -92,6 +94,10 @@ type CoreMembers =
 describe('the public surface', () => {
   it('@celeriac/core exports exactly the public values', () => {
     expect(Object.keys(core).sort()).toEqual([...CORE_VALUES].sort());
+  });
+
+  it('@celeriac/dashboard exports exactly the public values', () => {
+    expect(Object.keys(dashboard).sort()).toEqual(['DASHBOARD_DEFAULTS', 'createDashboard', 'resolveDashboardOptions']);
   });
 
   it('celeriac exports exactly the public values', () => {

@@ -3,3 +3,4 @@ export { captureLogs, type LogEntry } from './capture-logs';
 export { deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
+export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';

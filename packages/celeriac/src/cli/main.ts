@@ -3,6 +3,7 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
 import { beatCommand } from './beat-command';
+import { dashboardCommand } from './dashboard-command';
 import { deadCommand } from './dead-command';
 import { controlCommand, inspectCommand } from './inspect-command';
 import { queueCommand } from './queue-command';
@@ -14,7 +15,7 @@ import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
   .description(
-    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, and tend queues and dead letters.',
+    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, tend queues and dead letters, and serve the web dashboard.',
   )
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json lies outside the compiled sources
   .version((require('../../package.json') as { version: string }).version)
@@ -29,7 +30,8 @@ const program = new Command('celeriac')
   .addCommand(revokeCommand())
   .addCommand(callCommand())
   .addCommand(eventsCommand())
-  .addCommand(failedCommand());
+  .addCommand(failedCommand())
+  .addCommand(dashboardCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

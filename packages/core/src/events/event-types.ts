@@ -26,7 +26,15 @@ export interface TaskEventFields {
 
 /** A task's state change. Args and results appear only with `events: { payloads: true }`, cut to `payloadLimit`. */
 export type TaskEvent =
-  | (TaskEventFields & { readonly type: 'task-sent'; readonly eta?: number; readonly args?: string })
+  | (TaskEventFields & {
+      readonly type: 'task-sent';
+      readonly eta?: number;
+      readonly args?: string;
+      /** In a workflow: the task (or group) that this one continues or belongs to. */
+      readonly parentId?: string;
+      /** In a workflow: the id of its first task. */
+      readonly rootId?: string;
+    })
   | (TaskEventFields & { readonly type: 'task-received'; readonly delivery: number })
   | (TaskEventFields & { readonly type: 'task-started'; readonly args?: string })
   | (TaskEventFields & { readonly type: 'task-progress'; readonly state: string })

@@ -203,6 +203,8 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       timestamp: Date.now(),
       retries: message.retries,
       ...(message.eta !== undefined ? { eta: message.eta } : {}),
+      ...(message.parentId !== undefined ? { parentId: message.parentId } : {}),
+      ...(message.rootId !== undefined ? { rootId: message.rootId } : {}),
       ...(args !== undefined ? { args } : {}),
     };
   }

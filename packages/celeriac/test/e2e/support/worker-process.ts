@@ -33,7 +33,7 @@ export class WorkerProcess {
   constructor(
     args: string[],
     env: NodeJS.ProcessEnv,
-    command: 'worker' | 'beat' = 'worker',
+    command: 'worker' | 'beat' | 'dashboard' = 'worker',
     via: 'node' | 'npx' = 'node',
   ) {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests.`);
@@ -130,7 +130,7 @@ export class WorkerProcesses {
 
   /** Starts `celeriac <command>` with these args (give `-A`), on this test's prefix; killed at the end too. */
   spawn(
-    command: 'worker' | 'beat',
+    command: 'worker' | 'beat' | 'dashboard',
     args: string[],
     env: NodeJS.ProcessEnv = {},
     via: 'node' | 'npx' = 'node',

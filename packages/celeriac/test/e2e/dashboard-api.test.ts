@@ -1,0 +1,97 @@
+/**
+ * The dashboard's actions on Redis, through its API as the page sends them: dead letters requeued
+ * and discarded, a waiting task revoked, beat entries added at run time and removed (with a 400
+ * that names what is wrong in a bad entry).
+ */
+import { createDashboard, type Celeriac, type Dashboard } from 'celeriac';
+import { RedisFixture } from '@celeriac/test-support';
+
+describe('the dashboard API on Redis', () => {
+  let fixture: RedisFixture;
+  let app: Celeriac;
+  let dashboard: Dashboard;
+  let url: string;
+  let csrf: string;
+
+  beforeEach(async () => {
+    fixture = new RedisFixture('e2e-dashboard-api');
+    app = fixture.app({ events: true });
+    dashboard = createDashboard(app, { sampleEvery: 60_000 });
+    url = (await dashboard.listen({ port: 0 })).url;
+    csrf = /name="celeriac-csrf" content="([^"]+)"/.exec(await (await fetch(url)).text())?.[1] ?? '';
+  });
+
+  afterEach(async () => {
+    await dashboard.close();
+    await fixture.cleanup();
+  });
+
+  async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(new URL(path, url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Celeriac-Csrf': csrf },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  async function get(path: string): Promise<Record<string, unknown>> {
+    return (await (await fetch(new URL(path, url))).json()) as Record<string, unknown>;
+  }
+
+  /** Sends a task and dead-letters it, as a worker does with one it cannot run. */
+  async function deadLetter(args: unknown[]): Promise<string> {
+    const sent = app.sendTask('demo.add', args);
+    await sent.sent;
+    const [delivery] = await app.broker.reserve(['default'], 1);
+    await app.broker.deadLetter(delivery!, 'no worker could run it');
+    return sent.id;
+  }
+
+  it('lists dead letters, requeues one and discards the other', async () => {
+    const first = await deadLetter([1, 2]);
+    const second = await deadLetter([3, 4]);
+    const listed = (await get('api/dead')) as { letters: Array<Record<string, unknown>> };
+    expect(listed.letters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: first, task: 'demo.add', reason: 'no worker could run it', requeueable: true }),
+        expect.objectContaining({ id: second, args: expect.stringContaining('3') }),
+      ]),
+    );
+    await expect(post('api/dead/requeue', { queue: 'default', ids: [first] })).resolves.toEqual({
+      status: 200,
+      body: { requeued: 1 },
+    });
+    await expect(post('api/dead/discard', { queue: 'default', ids: [second] })).resolves.toEqual({
+      status: 200,
+      body: { discarded: 1 },
+    });
+    await expect(app.broker.listDead('default')).resolves.toEqual([]);
+    await expect(app.queues.list()).resolves.toEqual([expect.objectContaining({ name: 'default', ready: 1 })]);
+  });
+
+  it('revokes a waiting task', async () => {
+    const waiting = app.sendTask('demo.add', [1, 1]);
+    await waiting.sent;
+    await expect(post(`api/tasks/${waiting.id}/revoke`, {})).resolves.toMatchObject({ status: 200 });
+    await expect(waiting.state()).resolves.toBe('REVOKED');
+  });
+
+  it('adds a beat entry at run time, refuses a bad one, and removes it', async () => {
+    await expect(post('api/beat/add', { name: 'poll', task: 'demo.add', every: '30s', args: [1, 2] })).resolves.toEqual(
+      { status: 200, body: { added: 'poll' } },
+    );
+    const beat = (await get('api/beat')) as { entries: Array<Record<string, unknown>> };
+    expect(beat.entries).toEqual([expect.objectContaining({ name: 'poll', task: 'demo.add', source: 'runtime' })]);
+    const bad = await post('api/beat/add', { name: 'bad', task: 'demo.add', cron: 'not a cron' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toEqual(expect.any(String));
+    const neither = await post('api/beat/add', { name: 'bad', task: 'demo.add' });
+    expect(neither).toMatchObject({ status: 400, body: { message: expect.stringContaining('"cron"') } });
+    await expect(post('api/beat/remove', { name: 'poll' })).resolves.toEqual({
+      status: 200,
+      body: { removed: 'poll' },
+    });
+    await expect(post('api/beat/remove', { name: 'poll' })).resolves.toMatchObject({ status: 404 });
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * The dashboard in a real browser (headless Chromium) against a real `celeriac worker` process:
+ * the overview shows the worker and the counts, a failed task is opened and retried from its page
+ * until it succeeds, and a queue paused from the page holds a task until it is resumed there.
+ * Every wait is on a condition of the page or of the app, never a fixed sleep.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chain, createDashboard, type Dashboard } from 'celeriac';
+import { launchBrowser, type TestBrowser } from '@celeriac/test-support';
+import type { Page, Response } from 'playwright-core';
+import { useE2e } from './support/worker-process';
+
+const APP = join(__dirname, 'fixtures/dashboard-app.js');
+
+/** Waits until an element matching `selector` reads exactly `expected`. */
+async function waitForText(page: Page, selector: string, expected: string): Promise<void> {
+  await page.waitForSelector(`${selector}:text-is(${JSON.stringify(expected)})`);
+}
+
+describe('the dashboard in a browser', () => {
+  let browser: TestBrowser | undefined;
+  let dashboard: Dashboard | undefined;
+  let gateDir: string | undefined;
+
+  // Declared before useE2e, so it runs first: the dashboard stops before its app is closed.
+  afterEach(async () => {
+    await browser?.close();
+    await dashboard?.close();
+    if (gateDir) rmSync(gateDir, { recursive: true, force: true });
+  });
+  const e2e = useE2e('e2e-dashboard');
+
+  it('shows the worker and counts, retries a failed task to success, and pauses a queue', async () => {
+    const { fixture, workers } = e2e();
+    gateDir = mkdtempSync(join(tmpdir(), 'celeriac-dashboard-'));
+    const gate = join(gateDir, 'courier-ready');
+    const worker = workers.spawn('worker', ['-A', APP, '-Q', 'default,reports', '-c', '2'], { DASHBOARD_GATE: gate });
+    await worker.ready();
+    const app = fixture.app({ events: { payloads: true } });
+
+    // Two successes and one failure (orders.ship fails until the gate file exists).
+    await expect(app.sendTask('demo.add', [2, 3])).resolves.toBe(5);
+    await expect(app.sendTask('demo.add', [40, 2])).resolves.toBe(42);
+    const shipping = app.sendTask('orders.ship', ['A-1001']);
+    await expect(shipping).rejects.toThrow(/no courier for A-1001/);
+    await expect(app.sendTask('reports.build', ['weekly'], { queue: 'reports' })).resolves.toBe('built weekly');
+
+    dashboard = createDashboard(app);
+    const { url } = await dashboard.listen({ port: 0 });
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    const transferred: number[] = [];
+    page.on('response', (response: Response) => {
+      const length = Number(response.headers()['content-length']);
+      if (Number.isFinite(length)) transferred.push(length);
+    });
+
+    // Overview: the worker (by its pid) and the counts of the last hour.
+    const opened = Date.now();
+    await page.goto(url);
+    await page.waitForSelector(`[data-test=worker-row]:has-text("${worker.child.pid}")`);
+    const firstRender = Date.now() - opened;
+    await waitForText(page, '[data-test=succeeded-hour]', '3');
+    await waitForText(page, '[data-test=failed-hour]', '1');
+    await page.waitForSelector('[data-test=queue-row][data-queue=reports]');
+    reportFigures({ firstRenderMs: firstRender, overviewBytes: transferred.reduce((sum, n) => sum + n, 0) });
+
+    // The failed task: listed under Failed, opened, its traceback shown, retried to success.
+    await page.click('nav >> text=Failed');
+    await page.click(`[data-test=failed-row][data-id="${shipping.id}"] a`);
+    await waitForText(page, '[data-test=task-page] h2 [data-test=state]', 'FAILURE');
+    await expect(page.textContent('[data-test=task-traceback]')).resolves.toContain('no courier for A-1001');
+    await expect(page.textContent('[data-test=task-args]')).resolves.toContain('A-1001');
+    writeFileSync(gate, '');
+    await page.click('[data-test=retry]');
+    await waitForText(page, '[data-test=task-page] h2 [data-test=state]', 'SUCCESS');
+    await expect(page.textContent('[data-test=task-result]')).resolves.toContain('A-1001');
+    await expect(app.result(shipping.id).get({ timeout: 5_000 })).resolves.toEqual({ shipped: 'A-1001' });
+    await expect(app.failed.show(shipping.id)).resolves.toBeUndefined();
+
+    // Pause reports from the page: a task sent there waits (ready 1) until it is resumed from the page.
+    await page.click('nav >> text=Overview');
+    const reports = '[data-test=queue-row][data-queue=reports]';
+    await page.click(`${reports} [data-test=pause]`);
+    await waitForText(page, `${reports} [data-test=paused]`, 'paused');
+    await expect(app.queues.isPaused('reports')).resolves.toBe(true);
+    const held = app.sendTask('reports.build', ['held'], { queue: 'reports' });
+    await held.sent;
+    await waitForText(page, `${reports} [data-test=ready]`, '1');
+    await expect(held.state()).resolves.toBe('PENDING');
+    await page.click(`${reports} [data-test=resume]`);
+    await expect(held.get({ timeout: 10_000 })).resolves.toBe('built held');
+    await waitForText(page, `${reports} [data-test=ready]`, '0');
+    await waitForText(page, `${reports} [data-test=paused]`, 'no');
+
+    // A chain's first step shows the next as its child, and the next shows it as its parent.
+    const step = (args: number[]) => app.signature({ task: 'demo.add', args, options: {}, immutable: false });
+    const chained = chain(step([1, 2]), step([3])).applyAsync();
+    await expect(chained).resolves.toBe(6);
+    const [first, second] = [chained.parent?.id as string, chained.id];
+    await page.goto(`${url}#/tasks/${first}`);
+    await page.waitForSelector(`[data-test=workflow] a:text-is("${second}")`);
+    await page.click(`[data-test=workflow] a:text-is("${second}")`);
+    await page.waitForSelector(`[data-test=workflow] a:text-is("${first}")`);
+    await waitForText(page, '[data-test=task-page] h2 [data-test=state]', 'SUCCESS');
+  }, 90_000);
+});
+
+/** Writes the page's figures to the file DASHBOARD_FIGURES names, for bench/README.md. */
+function reportFigures(figures: Record<string, number>): void {
+  const file = process.env.DASHBOARD_FIGURES;
+  if (file) writeFileSync(file, `${JSON.stringify(figures)}\n`, { flag: 'a' });
+}

@@ -1,0 +1,41 @@
+/**
+ * `celeriac dashboard`: serves the page and its API behind the token it was given (from the
+ * environment, out of `ps`), stops on SIGTERM with exit code 0, and refuses to listen on a
+ * non-loopback address without authentication (exit code 1).
+ */
+import { join } from 'node:path';
+import { runCli } from './support/beat-cli';
+import { useE2e } from './support/worker-process';
+
+const APP = join(__dirname, 'fixtures/dashboard-app.js');
+
+describe('celeriac dashboard', () => {
+  const e2e = useE2e('e2e-dashboard-cli');
+
+  it('serves the dashboard behind its token until SIGTERM', async () => {
+    const { workers } = e2e();
+    const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0', '--read-only'], {
+      CELERIAC_DASHBOARD_TOKEN: 'token-from-env',
+    });
+    const started = await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address');
+    const url = started.url as string;
+    expect(started).toMatchObject({ auth: 'token', readOnly: true });
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+
+    expect((await fetch(new URL('api/overview', url))).status).toBe(401);
+    const page = await fetch(url, { headers: { Authorization: 'Bearer token-from-env' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('name="celeriac-read-only" content="true"');
+
+    dashboard.signal('SIGTERM');
+    await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses a non-loopback address without authentication', async () => {
+    const { fixture } = e2e();
+    const run = await runCli(['dashboard', '-A', APP, '--host', '0.0.0.0', '--port', '0'], fixture.prefix);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('without authentication');
+    expect(run.stderr).toContain('CELERIAC_INVALID_OPTION');
+  });
+});

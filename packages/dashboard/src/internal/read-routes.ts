@@ -1,0 +1,159 @@
+/**
+ * The dashboard's read API: overview, tasks (list and one task's page), failed tasks, dead letters
+ * and beat. Everything comes from the app's public operations APIs, not from raw Redis keys.
+ */
+import type { CeleriacCore, DeadLetter, FailedTask } from '@celeriac/core';
+import { runtimeOf } from '@celeriac/core/internal';
+import type { DashboardApp } from '../app';
+import { HttpError } from './http';
+import type { LiveFeed } from './live-feed';
+import { payloadText, preview } from './preview';
+import type { TaskQuery, TaskSummary } from './task-index';
+
+/** What a read route answers with (JSON). */
+export type ReadRoute = (params: { id?: string; query: URLSearchParams }) => Promise<unknown>;
+
+/** The read routes, by path pattern (`:id` is one path segment). */
+export function readRoutes(app: DashboardApp, feed: LiveFeed): Record<string, ReadRoute> {
+  return {
+    'api/overview': () => feed.overview(),
+    'api/tasks': ({ query }) => Promise.resolve({ tasks: feed.tasks.query(taskQuery(query)) }),
+    'api/tasks/:id': ({ id }) => taskPage(app, feed, required(id)),
+    'api/failed': async ({ query }) => ({
+      tasks: (await app.failed.list({ ...queueOf(query), limit: numberOf(query, 'limit') ?? 200 })).map((task) =>
+        failedView(app, task),
+      ),
+    }),
+    'api/dead': async ({ query }) => {
+      const queues = await deadQueues(app, query);
+      const letters = await Promise.all(queues.map((queue) => app.broker.listDead(queue, { limit: 200 })));
+      return { letters: letters.flat().map((letter) => deadView(app, letter)) };
+    },
+    'api/beat': async () => {
+      if (!app.beat) return { available: false, entries: [], leader: null };
+      const [entries, leader] = await Promise.all([app.beat.list(), app.beat.leader()]);
+      return { available: true, entries, leader: leader ?? null };
+    },
+  };
+}
+
+async function taskPage(app: CeleriacCore, feed: LiveFeed, id: string): Promise<unknown> {
+  const [events, record, failed] = await Promise.all([
+    app.events.recent({ task: id, limit: 200 }),
+    app.backend.get(id),
+    app.failed.show(id),
+  ]);
+  const summary = feed.tasks.get(id);
+  if (!summary && events.length === 0 && !record && !failed)
+    throw new HttpError(404, 'CELERIAC_NOT_FOUND', `No task ${id} is known: no events, no result and no failed entry.`);
+  const message = failed ? runtimeOf(app).decodeOrUndefined(failed.body) : undefined;
+  return {
+    id,
+    summary: summary ?? null,
+    events,
+    record: record
+      ? {
+          state: record.state,
+          task: record.task,
+          retries: record.retries,
+          date: record.date,
+          result: record.result === undefined ? undefined : preview(record.result),
+          error: record.error,
+          meta: record.meta === undefined ? undefined : preview(record.meta),
+        }
+      : null,
+    failed: failed ? failedView(app, failed) : null,
+    args: message ? preview(message.args) : summary?.args === undefined ? null : payloadText(summary.args),
+    workflow: workflowOf(feed, id, summary?.parentId ?? message?.parentId, summary?.rootId ?? message?.rootId),
+  };
+}
+
+/**
+ * Where a task sits in its workflow, as far as the event log tells: its root, its parent (a task,
+ * or a group whose members are its siblings), and its children (the next steps, or a group's members).
+ */
+function workflowOf(feed: LiveFeed, id: string, parentId: string | undefined, rootId: string | undefined): unknown {
+  const brief = (task: TaskSummary) => ({ id: task.id, name: task.name, state: task.state });
+  const children = feed.tasks.children(id).map(brief);
+  if (parentId === undefined && children.length === 0) return null;
+  const parent = parentId === undefined ? undefined : feed.tasks.get(parentId);
+  const siblings =
+    parentId === undefined
+      ? []
+      : feed.tasks
+          .children(parentId)
+          .filter((task) => task.id !== id)
+          .map(brief);
+  return {
+    rootId: rootId ?? null,
+    parentId: parentId ?? null,
+    parent: parent ? brief(parent) : null,
+    siblings,
+    children,
+  };
+}
+
+function failedView(app: CeleriacCore, task: FailedTask): unknown {
+  const message = runtimeOf(app).decodeOrUndefined(task.body);
+  return {
+    id: task.id,
+    queue: task.queue,
+    task: task.task,
+    at: task.at,
+    attempts: task.attempts,
+    error: task.error,
+    args: message ? preview(message.args) : null,
+  };
+}
+
+function deadView(app: CeleriacCore, letter: DeadLetter): unknown {
+  const message = letter.size === undefined ? runtimeOf(app).decodeOrUndefined(letter.body) : undefined;
+  return {
+    id: letter.id,
+    queue: letter.queue,
+    task: message?.task ?? null,
+    at: letter.at,
+    reason: letter.reason,
+    args: message ? preview(message.args) : null,
+    requeueable: letter.size === undefined,
+  };
+}
+
+async function deadQueues(app: CeleriacCore, query: URLSearchParams): Promise<string[]> {
+  const queue = query.get('queue');
+  if (queue) return [queue];
+  return (await app.queues.list()).filter((info) => info.dead > 0).map((info) => info.name);
+}
+
+function taskQuery(query: URLSearchParams): TaskQuery {
+  const text = (name: string) => query.get(name) || undefined;
+  return {
+    state: text('state'),
+    name: text('name'),
+    queue: text('queue'),
+    worker: text('worker'),
+    text: text('q'),
+    from: numberOf(query, 'from'),
+    to: numberOf(query, 'to'),
+    limit: numberOf(query, 'limit'),
+  };
+}
+
+function queueOf(query: URLSearchParams): { queue?: string } {
+  const queue = query.get('queue');
+  return queue ? { queue } : {};
+}
+
+function numberOf(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0)
+    throw new HttpError(400, 'CELERIAC_BAD_REQUEST', `"${name}" must be a non-negative number (got "${value}").`);
+  return number;
+}
+
+function required(id: string | undefined): string {
+  if (id === undefined || id === '') throw new HttpError(400, 'CELERIAC_BAD_REQUEST', 'Give a task id in the path.');
+  return id;
+}

@@ -1,0 +1,54 @@
+/**
+ * The task list folds events into one summary per task: the latest event decides the state even
+ * when events are read out of order, a resend starts a new run, and the oldest go past maxTasks.
+ */
+import type { StoredEvent } from '@celeriac/core';
+import { TaskIndex } from '../src/internal/task-index';
+
+let sequence = 0;
+function event(fields: Record<string, unknown>): StoredEvent {
+  sequence += 1;
+  return { eventId: `${sequence}-0`, queue: 'default', task: 'demo.add', ...fields } as unknown as StoredEvent;
+}
+
+describe('TaskIndex', () => {
+  it('keeps the state of the latest event, whatever the order they are read in', () => {
+    const index = new TaskIndex(10);
+    index.add(event({ type: 'task-started', taskId: 'a', timestamp: 20, hostname: 'w1', args: '{"json":[1,2]}' }));
+    index.add(event({ type: 'task-succeeded', taskId: 'a', timestamp: 30, runtime: 10, hostname: 'w1' }));
+    index.add(event({ type: 'task-sent', taskId: 'a', timestamp: 10 }));
+    expect(index.get('a')).toMatchObject({ state: 'SUCCESS', worker: 'w1', sent: 10, started: 20, runtime: 10 });
+  });
+
+  it('starts a new run on a resend after a failure, and clears the old error once it is received', () => {
+    const index = new TaskIndex(10);
+    index.add(event({ type: 'task-failed', taskId: 'a', timestamp: 10, error: { name: 'Error', message: 'no' } }));
+    index.add(event({ type: 'task-sent', taskId: 'a', timestamp: 20 }));
+    expect(index.get('a')?.state).toBe('PENDING');
+    index.add(event({ type: 'task-received', taskId: 'a', timestamp: 30, delivery: 1 }));
+    expect(index.get('a')).toMatchObject({ state: 'RECEIVED' });
+    expect(index.get('a')?.error).toBeUndefined();
+  });
+
+  it('filters, lists the most recently changed first, and forgets the oldest past maxTasks', () => {
+    const index = new TaskIndex(2);
+    index.add(event({ type: 'task-sent', taskId: 'a', timestamp: 1, task: 'mail.send' }));
+    index.add(event({ type: 'task-sent', taskId: 'b', timestamp: 2, queue: 'reports' }));
+    index.add(event({ type: 'task-failed', taskId: 'c', timestamp: 3, error: { name: 'E', message: 'x' } }));
+    expect(index.get('a')).toBeUndefined();
+    expect(index.query({}).map((task) => task.id)).toEqual(['c', 'b']);
+    expect(index.query({ state: 'FAILURE' }).map((task) => task.id)).toEqual(['c']);
+    expect(index.query({ queue: 'reports' }).map((task) => task.id)).toEqual(['b']);
+    expect(index.query({ text: 'C' }).map((task) => task.id)).toEqual(['c']);
+    expect(index.query({ from: 3 }).map((task) => task.id)).toEqual(['c']);
+  });
+
+  it('knows the children of a task from the parent their task-sent names', () => {
+    const index = new TaskIndex(10);
+    index.add(event({ type: 'task-sent', taskId: 'first', timestamp: 1 }));
+    index.add(event({ type: 'task-sent', taskId: 'second', timestamp: 2, parentId: 'first', rootId: 'first' }));
+    index.add(event({ type: 'task-sent', taskId: 'third', timestamp: 3, parentId: 'second', rootId: 'first' }));
+    expect(index.children('first').map((task) => task.id)).toEqual(['second']);
+    expect(index.get('third')).toMatchObject({ parentId: 'second', rootId: 'first' });
+  });
+});
