@@ -61,8 +61,10 @@ const CELERIAC_VALUES = [
   'Scheduler',
   'Worker',
   'at',
+  'collectMetrics',
   'crontab',
   'every',
+  'metricsHandler',
 ];
 
 /** The members of the app class users get, as DESIGN.md names them. */
