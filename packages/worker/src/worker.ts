@@ -149,7 +149,16 @@ export class Worker implements Closeable {
     this.stateValue = 'running';
     const { broker, backend, options } = this.app;
     this.broker = broker;
-    if (this.options.metrics) await this.serveMetrics(this.options.metrics);
+    if (this.options.metrics) {
+      try {
+        await this.serveMetrics(this.options.metrics);
+      } catch (error) {
+        // Nothing else was started: the worker is done, as after close().
+        this.stateValue = 'closed';
+        this.markStopped();
+        throw error;
+      }
+    }
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
     const events = new TaskEvents(this.app, this.options.hostname, (event) => this.settler.event(event));
