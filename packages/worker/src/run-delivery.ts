@@ -132,7 +132,8 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
   // A run abandoned at its hard limit may still report; nothing may overwrite its final record.
   let finished = false;
-  const started = Date.now();
+  // When the task function began: a pool child may hold a job queued a while first, and says when.
+  let began: number | undefined;
   const job: TaskJob = {
     message,
     definition,
@@ -149,6 +150,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       // Only the record waits to be built (most tasks end before it is needed); anything that can
       // throw, such as a message's invalid resultTtl, runs now, where the run can report it.
       const startedAt = Date.now();
+      began = startedAt;
       run.metrics?.started(message, startedAt);
       const ttl = ttlOf(run, message);
       run.settler.started(message.id, () =>
@@ -206,7 +208,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
   }
   if (stop.aborted && run.isRevoked(message.id))
     return traced(span, 'REVOKED', undefined, () => revoke(run, delivery, message, 'terminated'));
-  const duration = Date.now() - started;
+  const duration = began === undefined ? 0 : Date.now() - began;
   await traced(span, spanOutcome(outcome), outcome.kind === 'success' ? undefined : outcome.error, () =>
     settle(run, delivery, message, definition, maxRetries, outcome, duration),
   );

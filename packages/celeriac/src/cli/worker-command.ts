@@ -125,7 +125,7 @@ function metricsOption(flags: WorkerFlags): WorkerOptions['metrics'] {
   if (flags.metricsPort === undefined) {
     if (flags.metricsHost !== undefined) {
       process.stderr.write('error: --metrics-host needs --metrics-port <port> too\n');
-      process.exit(2);
+      process.exit(1);
     }
     return undefined;
   }
