@@ -247,10 +247,11 @@ async function settle(
           ...optional('result', payload),
         });
       }
+      // Counted before the record is stored: whoever sees the result sees it counted.
+      run.metrics?.finished(message, 'SUCCESS', duration);
       await settleStep(run, delivery, message, entry, (context) =>
         continueFlow(context, message, successValue(outcome)),
       );
-      run.metrics?.finished(message, 'SUCCESS', duration);
       if (logsAt(logger, 'info'))
         logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
       return;

@@ -80,6 +80,18 @@ describe('metrics', () => {
     await app.close();
   });
 
+  it('counts the pool children it replaced', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-tasks-per-child', '1', '--metrics-port', '0']);
+    const url = await metricsUrl(worker);
+    const app = fixture.app();
+    await expect(app.sendTask('e2e.add', [2, 2])).resolves.toBe(4);
+    // The child retires after its one task; the worker counts the replacement, then logs it.
+    await worker.waitForLog((line) => line.msg.startsWith('Replacing pool child'), 'a replaced child');
+    expect(sampleValue(await scrape(url), 'celeriac_worker_child_restarts_total')).toBe(1);
+    await app.close();
+  });
+
   it("the app-level handler exports the queues' depths and the workers online, for the dashboard", async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '3', '--pool', 'inline']);

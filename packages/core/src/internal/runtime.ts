@@ -111,8 +111,8 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   /** Publishes an already built message (workers use this for chains and callbacks). */
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
     const span = startSendSpan(message);
-    const [envelope] = this.envelopes([message], [span], idempotent);
-    const sent = this.publisher.publish(envelope as Envelope, this.sentEvent(message)).then(() => undefined);
+    const envelope = span ? this.tracedEnvelope(message, idempotent, [span]) : this.envelope(message, idempotent);
+    const sent = this.publisher.publish(envelope, this.sentEvent(message)).then(() => undefined);
     if (span) endWhenSettled(span, sent);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
     return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
@@ -150,8 +150,11 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) =>
       this.buildMessage(step.task, args, step.options, { ...extras, flow }),
     );
-    const spans = messages.map((message) => startSendSpan(message));
-    const envelopes = this.envelopes(messages, spans, idempotent);
+    // One span a message while a tracer provider is registered, none otherwise.
+    const spans = messages.flatMap((message) => startSendSpan(message) ?? []);
+    const envelopes = messages.map((message) =>
+      spans.length > 0 ? this.tracedEnvelope(message, idempotent, spans) : this.envelope(message, idempotent),
+    );
     return Promise.all(
       envelopes.map((envelope, index) => {
         const sent = this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage));
@@ -197,12 +200,17 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     );
   }
 
-  /** Encodes messages for the broker; a failure ends their send spans as failed. */
-  private envelopes(messages: readonly TaskMessage[], spans: ReadonlyArray<Span | undefined>, idempotent: boolean) {
+  /** A message encoded for the broker. */
+  private envelope(message: TaskMessage, idempotent: boolean): Envelope {
+    return envelopeOf(message, this.encode(message), idempotent);
+  }
+
+  /** A message encoded for the broker; when it does not encode, the send `spans` end as failed. */
+  private tracedEnvelope(message: TaskMessage, idempotent: boolean, spans: readonly Span[]): Envelope {
     try {
-      return messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
+      return this.envelope(message, idempotent);
     } catch (error) {
-      for (const span of spans) if (span) failSpan(span, error);
+      for (const span of spans) failSpan(span, error);
       throw error;
     }
   }
