@@ -80,6 +80,20 @@ describe('metrics', () => {
     await app.close();
   });
 
+  it('refuses --metrics-host without --metrics-port, and a taken port, before it starts', async () => {
+    const { workers } = e2e();
+    const hostOnly = workers.start(['--metrics-host', '0.0.0.0']);
+    expect((await hostOnly.exited).code).toBe(1);
+    expect(hostOnly.stderr.join('\n')).toContain('--metrics-host needs --metrics-port <port> too');
+
+    const first = workers.start(['-c', '1', '--pool', 'inline', '--metrics-port', '0']);
+    const port = new URL(await metricsUrl(first)).port;
+    const second = workers.start(['-c', '1', '--pool', 'inline', '--metrics-port', port]);
+    expect((await second.exited).code).toBe(1);
+    const logged = JSON.stringify(second.lines) + second.stderr.join('\n');
+    expect(logged).toContain(`could not listen on 127.0.0.1:${port} (EADDRINUSE)`);
+  });
+
   it('counts the pool children it replaced', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '1', '--pool', 'prefork', '--max-tasks-per-child', '1', '--metrics-port', '0']);
