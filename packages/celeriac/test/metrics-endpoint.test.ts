@@ -1,21 +1,19 @@
 /**
- * The metrics endpoint of an in-process worker: where it listens, what it answers besides
- * `/metrics`, and a port already taken, which fails `start()` with a typed error naming the port.
+ * The metrics endpoint of an in-process worker (on the behaviour suite's broker): where it listens,
+ * what it answers besides `/metrics`, and a port already taken, which fails `start()` with a typed
+ * error naming the port.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Celeriac } from 'celeriac';
-
-function memoryApp(): Celeriac {
-  return new Celeriac({ broker: 'memory://' });
-}
+import { useApp } from './support/app';
 
 describe('the metrics endpoint of a worker', () => {
+  const fixture = useApp();
+
   it('listens where asked, answers /metrics, 404 elsewhere and 405 to other methods, and stops with the worker', async () => {
-    const app = memoryApp();
+    const { app } = fixture;
     app.task('demo.add', (a: number, b: number) => a + b);
-    const worker = app.worker({ concurrency: 2, metrics: { port: 0 } });
-    await worker.start();
+    const worker = await fixture.startWorker({ concurrency: 2, metrics: { port: 0 } });
     const url = worker.metricsUrl as string;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     await expect(app.sendTask('demo.add', [1, 2])).resolves.toBe(3);
@@ -36,7 +34,7 @@ describe('the metrics endpoint of a worker', () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
-    const app = memoryApp();
+    const { app } = fixture;
     try {
       const worker = app.worker({ metrics: { port } });
       await expect(worker.start()).rejects.toMatchObject({
