@@ -1,8 +1,9 @@
 /**
  * The whole example in one command: starts `celeriac worker`, sends a task that succeeds and one
  * that fails, then runs the operator's commands against them and prints what each printed:
- * `celeriac events` (the life of both tasks), `celeriac failed list|show|retry`. Deletes this run's
- * keys at the end; exits 0 when every step went as expected.
+ * `celeriac events` (the life of both tasks), `celeriac failed list|show|retry`, and scrapes the
+ * worker's Prometheus metrics and the app-level ones. Deletes this run's keys at the end; exits 0
+ * when every step went as expected.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
+import { collectMetrics } from 'celeriac';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const PREFIX = process.env.CELERIAC_EXAMPLE_PREFIX ?? `celeriac-example-operations-${randomBytes(4).toString('hex')}`;
@@ -32,12 +34,12 @@ async function main(): Promise<number> {
   // Loaded after the environment above is set: the app reads its prefix from it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the environment is set
   const { app, add, ship, stockKey } = require('./tasks') as typeof import('./tasks');
-  console.log(`$ celeriac worker -A dist/tasks.js   (keys under ${PREFIX}:)`);
-  const worker = spawn(process.execPath, [celeriacBin(), 'worker', '-A', TASKS, '--json-logs'], {
+  console.log(`$ celeriac worker -A dist/tasks.js --metrics-port 0   (keys under ${PREFIX}:)`);
+  const worker = spawn(process.execPath, [celeriacBin(), 'worker', '-A', TASKS, '--metrics-port', '0', '--json-logs'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
-    await workerReady(worker);
+    const metricsUrl = await workerReady(worker);
     const sum = add.delay(2, 3);
     console.log(`math.add(2, 3) = ${await sum}`);
     const order = ship.delay('A-1001', 'teapot');
@@ -62,6 +64,13 @@ async function main(): Promise<number> {
     console.log(await cli('failed', 'retry', order.id));
     console.log(`orders.ship after the retry: ${await app.result<string>(order.id).get({ timeout: 20_000 })}`);
     console.log(await cli('failed', 'list'));
+    // What Prometheus would scrape: the worker's own counters, then the app-level gauges (the
+    // dashboard serves those at /metrics; collectMetrics(app) is the same text).
+    console.log(`$ curl ${metricsUrl}   (the celeriac_tasks_total and celeriac_task_retries_total lines)`);
+    const scraped = await (await fetch(metricsUrl)).text();
+    console.log(celeriacLines(scraped, /^celeriac_(tasks_total|task_retries_total)\{/));
+    console.log('collectMetrics(app)   (the default queue)');
+    console.log(celeriacLines(await collectMetrics(app), /^celeriac_(queue_tasks|queue_paused)\{queue="default"/));
     return 0;
   } catch (error) {
     console.error(`Demo failed: ${(error as Error).message}`);
@@ -101,11 +110,20 @@ function celeriacBin(): string {
   return join(dirname(manifest), bin.celeriac);
 }
 
-/** Resolves once the worker logged that it is ready. */
-function workerReady(worker: ChildProcess): Promise<void> {
+/** The lines of a scrape that match, sorted. */
+function celeriacLines(text: string, match: RegExp): string {
+  return text
+    .split('\n')
+    .filter((line) => match.test(line))
+    .sort()
+    .join('\n');
+}
+
+/** Resolves once the worker logged that it is ready, with the URL of its metrics endpoint. */
+function workerReady(worker: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     createInterface({ input: worker.stdout! }).on('line', (text) => {
-      if (text.includes(' ready"')) resolve();
+      if (text.includes(' ready"')) resolve((JSON.parse(text) as { metrics: string }).metrics);
     });
     worker.once('exit', (code) => reject(new Error(`The worker exited (code ${code}) before it was ready`)));
   });

@@ -112,7 +112,17 @@ export {
   type WaitOptions,
   type WorkerInfo,
 } from '@celeriac/core';
-export { Worker, type Logger, type PoolKind, type WorkerOptions, type WorkerState } from '@celeriac/worker';
+export {
+  collectMetrics,
+  metricsHandler,
+  Worker,
+  type AppMetricsOptions,
+  type Logger,
+  type MetricsEndpointOptions,
+  type PoolKind,
+  type WorkerOptions,
+  type WorkerState,
+} from '@celeriac/worker';
 export { at, Beat, crontab, every, ManualClock, Scheduler } from '@celeriac/beat';
 export {
   createDashboard,

@@ -62,9 +62,11 @@ const CELERIAC_VALUES = [
   'Scheduler',
   'Worker',
   'at',
+  'collectMetrics',
   'createDashboard',
   'crontab',
   'every',
+  'metricsHandler',
 ];
 
 /** The members of the app class users get, as DESIGN.md names them. */

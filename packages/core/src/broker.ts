@@ -146,6 +146,8 @@ export interface Broker extends Partial<ControlTransport> {
   getFailed?(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>>;
   /** Removes entries from a queue's registry: those of `ids`, or all when left out. Returns how many went. */
   discardFailed?(queue: string, ids?: readonly string[]): Promise<number>;
+  /** How many tasks a queue's failed-task registry holds (expired entries left out). */
+  countFailed?(queue: string): Promise<number>;
   /** The names of the queues ever published to. */
   queueNames?(): Promise<string[]>;
   /**
@@ -217,6 +219,8 @@ export interface WorkerInfo {
   readonly processed: number;
   /** Tasks held right now (running or prefetched). */
   readonly active: number;
+  /** Tasks running right now: the busy slots (absent from workers older than this field). */
+  readonly busy?: number;
 }
 
 /** How many messages a queue holds in each place. */

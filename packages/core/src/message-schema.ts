@@ -5,6 +5,7 @@
  * run, a settle or a workflow step.
  */
 import { MAX_RESULT_TTL_MS } from './result-ttl-limit';
+import { isTraceparent, TRACEPARENT_HEADER } from './tracing/traceparent';
 
 /** Deepest workflow nesting accepted (chains of chords nest; real workflows stay far below). */
 const MAX_DEPTH = 200;
@@ -27,6 +28,7 @@ export function messageProblem(message: Record<string, unknown>): string | undef
     check(message, 'retries', 'an integer >= 0', isCount, true) ??
     check(message, 'publishedAt', 'a time (epoch ms)', isTime, true) ??
     check(message, 'headers', 'an object of strings', isHeaders, true) ??
+    traceparentProblem(message.headers as Record<string, unknown>, 'headers') ??
     check(message, 'eta', 'a time (epoch ms)', isTime) ??
     check(message, 'expires', 'a time (epoch ms)', isTime) ??
     check(message, 'maxRetries', 'an integer >= 0', isCount) ??
@@ -47,6 +49,17 @@ export function serializedProblem(value: unknown, path: string): string | undefi
   return isObject(value) && 'json' in value && (value.meta === undefined || isObject(value.meta))
     ? undefined
     : mustBe(path, 'an encoded value ({ "json": ..., "meta"?: {...} })', value);
+}
+
+/** What a `traceparent` header must look like, for error messages. */
+export const TRACEPARENT_FORMAT = "a W3C traceparent ('00-' 32 hex digits '-' 16 hex digits '-' 2 hex digits)";
+
+/**
+ * The trace context header, when present: the worker's run span joins the trace it names, so a
+ * malformed one is refused like any other bad field.
+ */
+export function traceparentProblem(headers: Record<string, unknown>, path: string): Problem {
+  return check(headers, TRACEPARENT_HEADER, TRACEPARENT_FORMAT, isTraceparent, false, `${path}.${TRACEPARENT_HEADER}`);
 }
 
 /** A field's problem: missing (when required) or present and not `valid`. */

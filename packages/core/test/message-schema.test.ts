@@ -79,6 +79,11 @@ describe('the message shape check', () => {
     ],
     ['the flow is not an object', flow(7), /^flow must be an object, not 7/],
     [
+      'the traceparent is not a W3C traceparent',
+      (edited: Record<string, unknown>) => void (edited.headers = { traceparent: '00-abc-def-01' }),
+      /^headers\.traceparent must be a W3C traceparent/,
+    ],
+    [
       'the flow is not encoded',
       (edited: Record<string, unknown>) => void (edited.flow = 5),
       /^flow must be an encoded value/,

@@ -34,6 +34,11 @@ export class RedisFailedRegistry {
     return (await this.get(queue, ids)).filter((task): task is FailedTask => task !== undefined);
   }
 
+  async count(queue: string): Promise<number> {
+    const oldest = Date.now() - (this.settings.failedTtl ?? 0);
+    return this.client.zcount(this.keys.failed(queue).failed, `(${oldest}`, '+inf');
+  }
+
   async get(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>> {
     if (ids.length === 0) return [];
     const { failed, failedInfo } = this.keys.failed(queue);

@@ -231,6 +231,10 @@ export class RedisBroker implements Broker {
     return this.failed.get(queue, ids);
   }
 
+  countFailed(queue: string): Promise<number> {
+    return this.failed.count(queue);
+  }
+
   discardFailed(queue: string, ids?: readonly string[]): Promise<number> {
     return this.failed.discard(queue, ids);
   }

@@ -5,7 +5,14 @@
 export { backoffDelay, decideRetry, type RetryDecision, type RetryInput } from './retry-policy';
 export { execute, type ExecuteInput, type ExecutionResult } from './execute';
 export { quietLogger, type Logger } from './logger';
-export { resolveWorkerOptions, type PoolKind, type ResolvedWorkerOptions, type WorkerOptions } from './options';
+export {
+  resolveWorkerOptions,
+  type MetricsEndpointOptions,
+  type PoolKind,
+  type ResolvedWorkerOptions,
+  type WorkerOptions,
+} from './options';
+export { collectMetrics, metricsHandler, type AppMetricsOptions } from './metrics/app-metrics';
 export { Worker, type WorkerState } from './worker';
 export { loadAppModule, type LoadedApp } from './load-app';
 export type { TaskRunner } from './runner';

@@ -59,6 +59,23 @@ export interface WorkerOptions {
    * @defaultValue warnings and errors to stderr
    */
   logger?: Logger;
+  /**
+   * Serves this worker's Prometheus metrics over HTTP at `/metrics` (see docs/observability.md).
+   * Needs `prom-client`, which is loaded only then.
+   * @defaultValue no metrics endpoint
+   */
+  metrics?: MetricsEndpointOptions;
+}
+
+/** Where a worker serves its metrics. */
+export interface MetricsEndpointOptions {
+  /** The TCP port; 0 picks a free one (the worker logs it, and `worker.metricsUrl` says it). */
+  port: number;
+  /**
+   * The address to listen on.
+   * @defaultValue `'127.0.0.1'`
+   */
+  host?: string;
 }
 
 /** Worker options after defaults. */
@@ -75,6 +92,7 @@ export interface ResolvedWorkerOptions {
   shutdownTimeout: number;
   hostname: string;
   logger: Logger;
+  metrics: Required<MetricsEndpointOptions> | undefined;
 }
 
 /** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
@@ -98,6 +116,7 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
       throw invalid(name, value, 'a positive integer');
   }
   return {
+    metrics: resolveMetrics(options.metrics),
     queues: [...queues],
     concurrency,
     pool,
@@ -111,6 +130,15 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
     hostname: options.hostname ?? `${hostname()}:${process.pid}`,
     logger: options.logger ?? quietLogger,
   };
+}
+
+function resolveMetrics(metrics: MetricsEndpointOptions | undefined): Required<MetricsEndpointOptions> | undefined {
+  if (metrics === undefined) return undefined;
+  const { port, host = '127.0.0.1' } = metrics;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw invalid('metrics.port', port, 'an integer from 0 to 65535');
+  if (typeof host !== 'string' || host.length === 0) throw invalid('metrics.host', host, 'a host name or address');
+  return { port, host };
 }
 
 function invalid(option: string, value: unknown, expected: string): CeleriacError {

@@ -1,6 +1,7 @@
 /** What running a delivery needs from the worker: run-delivery.ts and dependencies.ts share it. */
 import type { Broker } from '@celeriac/core';
 import type { Logger } from './logger';
+import type { TaskMetrics } from './metrics/task-metrics';
 import type { RunSignal } from './run-signal';
 import type { TaskRunner } from './runner';
 import type { Settler } from './settler';
@@ -15,6 +16,8 @@ export interface RunContext {
   settler: Settler;
   /** The task events this worker emits (they leave with the settler's batches). */
   events: TaskEvents;
+  /** The worker's metrics; absent when it serves none. */
+  metrics: TaskMetrics | undefined;
   runner: TaskRunner;
   /** The worker's time limits for tasks that set none. */
   limits: { timeLimit: number | undefined; softTimeLimit: number | undefined };

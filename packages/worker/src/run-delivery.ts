@@ -30,6 +30,7 @@ import { awaitDependencies } from './dependencies';
 import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
 import { successValue, type TaskJob, type TaskOutcome } from './run-task';
+import { spanOutcome, startRunSpan, traced } from './tracing/run-span';
 
 /**
  * Runs one delivery to its end; throws only when settling failed (the lease then brings the task
@@ -124,13 +125,15 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     if (verdict !== 'ready') {
       logger.info({ id: message.id, task: message.task }, verdict.message);
       run.events.emit({ type: 'task-failed', ...run.events.of(message), error: brief(toRemoteError(verdict)) });
+      run.metrics?.finished(message, 'FAILURE');
       return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
     }
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
   // A run abandoned at its hard limit may still report; nothing may overwrite its final record.
   let finished = false;
-  const started = Date.now();
+  // When the task function began: a pool child may hold a job queued a while first, and says when.
+  let began: number | undefined;
   const job: TaskJob = {
     message,
     definition,
@@ -147,6 +150,8 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       // Only the record waits to be built (most tasks end before it is needed); anything that can
       // throw, such as a message's invalid resultTtl, runs now, where the run can report it.
       const startedAt = Date.now();
+      began = startedAt;
+      run.metrics?.started(message, startedAt);
       const ttl = ttlOf(run, message);
       run.settler.started(message.id, () =>
         withReply(
@@ -191,13 +196,22 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       return stored;
     },
   };
+  const span = startRunSpan(message, delivery.deliveries);
+  if (span?.traceparent !== undefined) job.traceparent = span.traceparent;
   const outcome = await run.runner.run(job, delivery.body);
   finished = true;
   run.released(delivery.id);
   // Handed back to the queue at shutdown: another delivery owns the outcome now.
-  if (stop.abandoned) return run.settler.dropStarted(message.id);
-  if (stop.aborted && run.isRevoked(message.id)) return revoke(run, delivery, message, 'terminated');
-  await settle(run, delivery, message, definition, maxRetries, outcome, Date.now() - started);
+  if (stop.abandoned) {
+    span?.end('HANDED_BACK');
+    return run.settler.dropStarted(message.id);
+  }
+  if (stop.aborted && run.isRevoked(message.id))
+    return traced(span, 'REVOKED', undefined, () => revoke(run, delivery, message, 'terminated'));
+  const duration = began === undefined ? 0 : Date.now() - began;
+  await traced(span, spanOutcome(outcome), outcome.kind === 'success' ? undefined : outcome.error, () =>
+    settle(run, delivery, message, definition, maxRetries, outcome, duration),
+  );
 }
 
 async function settle(
@@ -233,6 +247,8 @@ async function settle(
           ...optional('result', payload),
         });
       }
+      // Counted before the record is stored: whoever sees the result sees it counted.
+      run.metrics?.finished(message, 'SUCCESS', duration);
       await settleStep(run, delivery, message, entry, (context) =>
         continueFlow(context, message, successValue(outcome)),
       );
@@ -250,6 +266,7 @@ async function settle(
         error: brief(outcome.error),
         delay: outcome.delay,
       });
+      run.metrics?.retried(message, duration);
       await run.settler.store(
         entryFor(
           run,
@@ -274,6 +291,7 @@ async function settle(
         `Task ${message.task}[${message.id}] lost its process: ${dead ? 'dead-lettered' : 'redelivered'}`,
       );
       if (dead) {
+        run.metrics?.finished(message, 'FAILURE', duration);
         rejected(run, delivery, message, `${outcome.error.name}: ${outcome.error.message}`);
         await run.settler.store(
           entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })),
@@ -289,6 +307,7 @@ async function settle(
         runtime: duration,
         error: brief(outcome.error),
       });
+      run.metrics?.finished(message, 'FAILURE', duration);
       await fail(run, delivery, message, outcome.error, base, {
         task: message.task,
         error: outcome.error,
@@ -345,6 +364,7 @@ function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reaso
     { id: message.id, task: message.task, reason },
     `Task ${message.task}[${message.id}] not run: ${reason}`,
   );
+  run.metrics?.finished(message, 'REVOKED');
   if (reason === 'expired') run.events.emit({ type: 'task-expired', ...run.events.of(message) });
   else run.events.emit({ type: 'task-revoked', ...run.events.of(message), reason });
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
@@ -369,6 +389,7 @@ export async function handBackRunning(run: RunContext, delivery: Delivery): Prom
     ),
   );
   run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);
+  if (message) run.metrics?.finished(message, 'FAILURE');
   rejected(run, delivery, message, why);
   await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
   if (message?.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
@@ -381,6 +402,7 @@ export async function failDeadLettered(run: RunContext, message: TaskMessage, er
 
 /** Emits `task-rejected`: the task was dead-lettered. */
 function rejected(run: RunContext, delivery: Delivery, message: TaskMessage | undefined, reason: string): void {
+  run.metrics?.deadLettered(delivery.queue, message);
   run.events.emit({ type: 'task-rejected', ...run.events.of(message, delivery), reason });
 }
 

@@ -7,6 +7,7 @@ import { type Codec, type RemoteError } from '@celeriac/core';
 import { describeError } from '@celeriac/core/internal';
 import { execute } from './execute';
 import { decideRetry } from './retry-policy';
+import { withTraceparent } from './tracing/with-traceparent';
 import type { TaskRun } from './task-job';
 
 export type { TaskJob, TaskRun } from './task-job';
@@ -33,7 +34,7 @@ export type HookErrorHandler = (hook: string, error: unknown) => void;
 export async function runTask(job: TaskRun, codec: Codec, onHookError: HookErrorHandler): Promise<TaskOutcome> {
   const { message, definition } = job;
   const options = definition.options;
-  const result = await execute(job);
+  const result = await withTraceparent(job.traceparent, () => execute(job));
   let error: unknown;
   let final = false;
   if (result.kind === 'success') {

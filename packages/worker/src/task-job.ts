@@ -17,6 +17,8 @@ export interface TaskRun {
   softTimeLimit: number | undefined;
   /** The hard limit, enforced here; a pool child has none (its worker kills it instead). */
   timeLimit?: number;
+  /** The `traceparent` of the worker's run span: the task function runs under it (tracing on). */
+  traceparent?: string;
   /** Stores a state change (progress, custom states). */
   report(state: TaskState, meta: unknown): Promise<void>;
 }

@@ -27,6 +27,10 @@ import {
   type LongTimeout,
 } from '@celeriac/core/internal';
 import { Heartbeat } from './heartbeat';
+import { startMetricsServer, type MetricsServer } from './metrics/metrics-server';
+import { loadProm } from './metrics/prom';
+import type { TaskMetrics } from './metrics/task-metrics';
+import { createWorkerMetrics } from './metrics/worker-metrics';
 import { LeaseKeeper } from './lease-keeper';
 import { nextTurn } from './next-turn';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
@@ -84,6 +88,8 @@ export class Worker implements Closeable {
   private broker!: Broker;
   private runner!: TaskRunner;
   private heartbeat: Heartbeat | undefined;
+  private metrics: TaskMetrics | undefined;
+  private metricsServer: MetricsServer | undefined;
   private control: WorkerControl | undefined;
   /** The queues consumed now (control add-consumer/cancel-consumer change them). */
   private queues: string[] = [];
@@ -122,6 +128,11 @@ export class Worker implements Closeable {
     return this.stateValue;
   }
 
+  /** The URL of this worker's metrics endpoint, once started with the `metrics` option. */
+  get metricsUrl(): string | undefined {
+    return this.metricsServer?.url;
+  }
+
   /** How many tasks this worker has finished (any outcome). */
   get processed(): number {
     return this.processedCount;
@@ -138,6 +149,16 @@ export class Worker implements Closeable {
     this.stateValue = 'running';
     const { broker, backend, options } = this.app;
     this.broker = broker;
+    if (this.options.metrics) {
+      try {
+        await this.serveMetrics(this.options.metrics);
+      } catch (error) {
+        // Nothing else was started: the worker is done, as after close().
+        this.stateValue = 'closed';
+        this.markStopped();
+        throw error;
+      }
+    }
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
     const events = new TaskEvents(this.app, this.options.hostname, (event) => this.settler.event(event));
@@ -149,12 +170,15 @@ export class Worker implements Closeable {
       resultTtl: options.resultTtl,
       held: () => [...this.running.values()].map((run) => run.delivery),
       store: (entries) => backend.store(entries),
-      dead: (dead, message) => events.emit({ type: 'task-rejected', ...events.of(message, dead), reason: dead.reason }),
+      dead: (dead, message) => {
+        this.metrics?.deadLettered(dead.queue, message);
+        events.emit({ type: 'task-rejected', ...events.of(message, dead), reason: dead.reason });
+      },
       decode: (body) => this.app.decodeOrUndefined(body),
       failed: (message, error) => failDeadLettered(this.runContext, message, error),
       logger: this.options.logger,
     });
-    this.runner = createRunner(this.app, this.options);
+    this.runner = createRunner(this.app, this.options, () => this.metrics?.childReplaced());
     this.runContext = {
       app: this.app,
       broker,
@@ -162,6 +186,7 @@ export class Worker implements Closeable {
       limits: { timeLimit: this.options.timeLimit, softTimeLimit: this.options.softTimeLimit },
       settler: this.settler,
       events,
+      metrics: this.metrics,
       logger: this.options.logger,
       hostname: this.options.hostname,
       isRevoked: (id) => this.revocations.has(id),
@@ -184,6 +209,7 @@ export class Worker implements Closeable {
         heartbeat: Date.now(),
         processed: this.processedCount,
         active: this.running.size,
+        busy: this.executing.size,
       }),
       this.options.logger,
       events.enabled ? (worker: WorkerEvent[]) => this.app.emitEvents(worker) : undefined,
@@ -196,6 +222,23 @@ export class Worker implements Closeable {
       { queues: this.options.queues, concurrency: this.options.concurrency },
       `Worker ${this.options.hostname} started`,
     );
+  }
+
+  /** Starts the metrics endpoint (loading prom-client only now) and the metrics its hooks feed. */
+  private async serveMetrics({ host, port }: { host: string; port: number }): Promise<void> {
+    const prom = loadProm();
+    const registry = new prom.Registry();
+    prom.collectDefaultMetrics({ register: registry });
+    this.metrics = createWorkerMetrics(prom, registry, {
+      busy: () => this.executing.size,
+      concurrency: () => this.concurrency,
+      held: () => this.running.size,
+      queues: () => this.queues,
+      isTask: (name) => this.app.registry.get(name) !== undefined,
+      broker: this.broker,
+    });
+    this.metricsServer = await startMetricsServer(registry, host, port);
+    this.options.logger.info({ metrics: this.metricsServer.url }, `Metrics at ${this.metricsServer.url}`);
   }
 
   /**
@@ -467,6 +510,7 @@ export class Worker implements Closeable {
     await this.revocations.stop();
     await this.heartbeat?.stop(this.options.hostname);
     await this.control?.stop();
+    await this.metricsServer?.close();
     this.untrack?.();
     this.stateValue = 'closed';
     this.markStopped();

@@ -16,12 +16,23 @@ describe('resolveWorkerOptions', () => {
     expect(resolved).toMatchObject({ queues: ['a', 'b'], concurrency: 3, shutdownTimeout: 2_000, hostname: 'w1' });
   });
 
+  it('serves no metrics unless asked; a metrics endpoint listens on 127.0.0.1 unless told', () => {
+    expect(resolveWorkerOptions({}, 'main').metrics).toBeUndefined();
+    expect(resolveWorkerOptions({ metrics: { port: 0 } }, 'main').metrics).toEqual({ port: 0, host: '127.0.0.1' });
+    expect(resolveWorkerOptions({ metrics: { port: 9808, host: '0.0.0.0' } }, 'main').metrics).toEqual({
+      port: 9808,
+      host: '0.0.0.0',
+    });
+  });
+
   it.each([
     [{ concurrency: 0 }, 'concurrency'],
     [{ concurrency: 1.5 }, 'concurrency'],
     [{ prefetch: -1 }, 'prefetch'],
     [{ queues: [] }, 'queues'],
     [{ pool: 'threads' as never }, 'pool'],
+    [{ metrics: { port: 70_000 } }, 'metrics.port'],
+    [{ metrics: { port: 9808, host: '' } }, 'metrics.host'],
   ])('refuses %p with CELERIAC_INVALID_OPTION naming %s', (options, name) => {
     expect(() => resolveWorkerOptions(options, 'main')).toThrow(
       expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining(name) }),

@@ -38,3 +38,11 @@ export function list(value: string): string[] {
   if (names.length === 0) throw new InvalidArgumentError('Expected one or more names separated by commas.');
   return names;
 }
+
+/** A TCP port, 0 (any free port) to 65535. */
+export function tcpPort(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65_535)
+    throw new InvalidArgumentError('Expected a port from 0 to 65535 (0: any free port).');
+  return number;
+}

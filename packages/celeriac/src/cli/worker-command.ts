@@ -5,11 +5,11 @@
  */
 import { Command, Option } from 'commander';
 import { runtimeOf } from '@celeriac/core/internal';
-import { Worker, type LoadedApp, type PoolKind } from '@celeriac/worker';
+import { Worker, type LoadedApp, type PoolKind, type WorkerOptions } from '@celeriac/worker';
 import type { Logger } from 'pino';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
 import { loadAppOrExit } from './load';
-import { duration, list, positiveInteger, wholeNumber } from './parse';
+import { duration, list, positiveInteger, tcpPort, wholeNumber } from './parse';
 import { closeAndExit, onStopSignals, startOrExit } from './lifecycle';
 import { redact } from './redact';
 
@@ -27,6 +27,8 @@ interface WorkerFlags {
   hostname?: string;
   loglevel: LogLevel;
   jsonLogs?: boolean;
+  metricsPort?: number;
+  metricsHost?: string;
 }
 
 /** Adds the `worker` command to the program. */
@@ -68,6 +70,12 @@ export function workerCommand(): Command {
     .option('--soft-time-limit <duration>', "soft limit for tasks that set none: the task's signal aborts", duration)
     .option('--shutdown-timeout <duration>', 'on SIGTERM, how long running tasks may take to finish', duration, 30_000)
     .option('--hostname <name>', "this worker's name in logs and inspection (default: host:pid)")
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://<host>:<port>/metrics (0: any free port)',
+      tcpPort,
+    )
+    .option('--metrics-host <address>', 'the address the metrics endpoint listens on (default: 127.0.0.1)')
     .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .option('--json-logs', 'log JSON lines instead of readable text')
     .action((flags: WorkerFlags) => runWorker(flags));
@@ -89,6 +97,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     shutdownTimeout: flags.shutdownTimeout,
     hostname: flags.hostname,
     logger,
+    metrics: metricsOption(flags),
   });
   logStrayRejections(logger);
   onStopSignals(
@@ -109,6 +118,20 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
   // A `celeriac control shutdown` stops the worker from inside: then the process exits too.
   void worker.stopped.then(() => closeAndExit(logger, 'Worker', () => app.close()));
   logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);
+}
+
+/** The worker's `metrics` option from the flags; --metrics-host alone is a mistake worth saying. */
+function metricsOption(flags: WorkerFlags): WorkerOptions['metrics'] {
+  if (flags.metricsPort === undefined) {
+    if (flags.metricsHost !== undefined) {
+      process.stderr.write('error: --metrics-host needs --metrics-port <port> too\n');
+      process.exit(1);
+    }
+    return undefined;
+  }
+  return flags.metricsHost === undefined
+    ? { port: flags.metricsPort }
+    : { port: flags.metricsPort, host: flags.metricsHost };
 }
 
 /**
@@ -139,5 +162,6 @@ function banner(app: LoadedApp, worker: Worker): Record<string, unknown> {
   const fields: Record<string, unknown> = { broker: redact(broker) };
   if (typeof backend === 'string' && backend !== broker) fields.backend = redact(backend);
   const { queues, pool, concurrency } = worker.options;
-  return { ...fields, prefix, queues, pool, concurrency, tasks: runtimeOf(app).registry.names() };
+  const metrics = worker.metricsUrl === undefined ? {} : { metrics: worker.metricsUrl };
+  return { ...fields, prefix, queues, pool, concurrency, ...metrics, tasks: runtimeOf(app).registry.names() };
 }

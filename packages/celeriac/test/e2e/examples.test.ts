@@ -41,7 +41,7 @@ describe('the examples', () => {
     [
       'operations',
       'examples/operations/dist/run-demo.js',
-      /orders\.ship after the retry: order A-1001 shipped[\s\S]*No failed tasks\./,
+      /orders\.ship after the retry: order A-1001 shipped[\s\S]*No failed tasks\.[\s\S]*celeriac_task_retries_total\{task="orders\.ship",queue="default"\} 1[\s\S]*celeriac_queue_tasks\{queue="default",state="failed"\} 0/,
     ],
   ])(
     '%s runs to the end',

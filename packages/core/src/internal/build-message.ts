@@ -5,6 +5,7 @@ import type { Flow } from '../canvas/nodes';
 import { callbackNodes, dependencyIds } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
+import { TRACEPARENT_FORMAT, traceparentProblem } from '../message-schema';
 import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
 import { invalid, resultTtlMilliseconds } from './resolve-options';
 
@@ -44,6 +45,8 @@ export function buildMessage(input: MessageInput): TaskMessage {
   ) {
     throw invalid('headers', call.headers, 'an object whose values are strings');
   }
+  if (traceparentProblem(headers as Record<string, unknown>, 'headers') !== undefined)
+    throw invalid('headers.traceparent', (headers as Record<string, unknown>).traceparent, TRACEPARENT_FORMAT);
   const message: TaskMessage = {
     version: MESSAGE_VERSION,
     id,

@@ -38,3 +38,14 @@ export { createTaskHandle } from '../task';
 export { describeError, reviveError } from './remote-error';
 export { eventPayload as eventPayloadOf } from '../events/payload';
 export { compareEventIds, eventIdBefore } from '../events/event-ids';
+export {
+  celeriacTracer,
+  contextOf,
+  failSpan,
+  recordError,
+  senderContext,
+  taskAttributes,
+  traceparentOf,
+  tracingOn,
+} from '../tracing/spans';
+export { formatTraceparent, parseTraceparent, TRACEPARENT_HEADER } from '../tracing/traceparent';

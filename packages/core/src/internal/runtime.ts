@@ -16,13 +16,15 @@ import type { Duration } from '../duration';
 import { CeleriacError } from '../errors';
 import type { CeleriacEvent } from '../events/event-types';
 import { eventPayload } from '../events/payload';
-import { decodeMessage, encodeMessage, envelopeOf, type TaskMessage } from '../message';
+import { decodeMessage, encodeMessage, envelopeOf, type Envelope, type TaskMessage } from '../message';
 import type { ApplyOptions, ResolvedAppOptions } from '../options';
 import { TaskRegistry } from '../registry';
 import type { SignatureSender } from '../signature';
 import type { TaskSender } from '../task';
 import { buildMessage } from './build-message';
 import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
+import type { Span } from '@opentelemetry/api';
+import { endWhenSettled, failSpan, startSendSpan } from '../tracing/spans';
 import { Publisher } from './publisher';
 import { resultTtlMilliseconds } from './resolve-options';
 import { buildRevocation } from './revocation';
@@ -108,9 +110,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
 
   /** Publishes an already built message (workers use this for chains and callbacks). */
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
-    const sent = this.publisher
-      .publish(envelopeOf(message, this.encode(message), idempotent), this.sentEvent(message))
-      .then(() => undefined);
+    const span = startSendSpan(message);
+    const envelope = span ? this.tracedEnvelope(message, idempotent, [span]) : this.envelope(message, idempotent);
+    const sent = this.publisher.publish(envelope, this.sentEvent(message)).then(() => undefined);
+    if (span) endWhenSettled(span, sent);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
     return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
   }
@@ -147,11 +150,18 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) =>
       this.buildMessage(step.task, args, step.options, { ...extras, flow }),
     );
-    const envelopes = messages.map((message) => envelopeOf(message, this.encode(message), idempotent));
+    // One span a message while a tracer provider is registered, none otherwise.
+    const spans = messages.flatMap((message) => startSendSpan(message) ?? []);
+    const envelopes = messages.map((message) =>
+      spans.length > 0 ? this.tracedEnvelope(message, idempotent, spans) : this.envelope(message, idempotent),
+    );
     return Promise.all(
-      envelopes.map((envelope, index) =>
-        this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage)),
-      ),
+      envelopes.map((envelope, index) => {
+        const sent = this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage));
+        const span = spans[index];
+        if (span) endWhenSettled(span, sent);
+        return sent;
+      }),
     ).then(() => undefined);
   }
 
@@ -188,6 +198,21 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       id,
       Array.from({ length: size }, (_, index) => new AsyncResult(this, memberId(id, index))),
     );
+  }
+
+  /** A message encoded for the broker. */
+  private envelope(message: TaskMessage, idempotent: boolean): Envelope {
+    return envelopeOf(message, this.encode(message), idempotent);
+  }
+
+  /** A message encoded for the broker; when it does not encode, the send `spans` end as failed. */
+  private tracedEnvelope(message: TaskMessage, idempotent: boolean, spans: readonly Span[]): Envelope {
+    try {
+      return this.envelope(message, idempotent);
+    } catch (error) {
+      for (const span of spans) failSpan(span, error);
+      throw error;
+    }
   }
 
   /** The `task-sent` event of a message, when events are on. */

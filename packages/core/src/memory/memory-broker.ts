@@ -133,6 +133,10 @@ export class MemoryBroker implements Broker {
     return this.failed.list(queue, options.offset ?? 0, options.limit ?? 100);
   }
 
+  async countFailed(queue: string): Promise<number> {
+    return this.failed.count(queue);
+  }
+
   async getFailed(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>> {
     return this.failed.get(queue, ids);
   }

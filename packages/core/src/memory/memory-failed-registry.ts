@@ -27,6 +27,10 @@ export class MemoryFailedRegistry {
     return [...this.live(queue).values()].reverse().slice(offset, offset + limit);
   }
 
+  count(queue: string): number {
+    return this.live(queue).size;
+  }
+
   get(queue: string, ids: readonly string[]): Array<FailedTask | undefined> {
     const entries = this.live(queue);
     return ids.map((id) => entries.get(id));

@@ -183,6 +183,7 @@ export class ChildHandle {
       maxRetries: job.maxRetries,
     };
     if (job.softTimeLimit !== undefined) message.softTimeLimit = job.softTimeLimit;
+    if (job.traceparent !== undefined) message.traceparent = job.traceparent;
     if (options.last) message.last = true;
     this.send(message);
     // After the run message, so that an abort always reaches the child after its job.

@@ -94,6 +94,7 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
         stop,
         soleInProcess: message.last === true,
         softTimeLimit: message.softTimeLimit,
+        traceparent: message.traceparent,
         // Metadata that does not encode throws in the task's call, as in the inline pool, rather
         // than rejecting a promise the task may not await.
         report: (state: TaskState, meta: unknown) => {

@@ -19,7 +19,7 @@ const pools = {
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The runner for `options.pool`. */
-export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): TaskRunner {
+export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions, onReplaced?: () => void): TaskRunner {
   const { logger } = options;
   const onHookError = (hook: string, error: RemoteError) =>
     logger.error({ hook, error }, `The ${hook} hook threw; the task's outcome stands`);
@@ -29,8 +29,10 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions): Ta
     size: options.concurrency,
     appModule: resolve(options.appModule as string),
     codec: app.codec,
-    onReplace: (child: number | undefined, reason: string) =>
-      logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`),
+    onReplace: (child: number | undefined, reason: string) => {
+      onReplaced?.();
+      logger.info({ child, reason }, `Replacing pool child ${child}: ${reason}`);
+    },
     onHookError,
   });
   switch (options.pool) {

@@ -19,6 +19,8 @@ export type ParentMessage =
       deliveries: number;
       maxRetries: number;
       softTimeLimit?: number;
+      /** The worker's run span, which the task function runs under (tracing on). */
+      traceparent?: string;
       /**
        * The child's only job (the fork pool): it reads no memory figure after it, and the job's
        * task context is the whole process's (runAsSoleTask). Never for a child that runs more.

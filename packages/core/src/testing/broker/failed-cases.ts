@@ -45,6 +45,8 @@ export function failedCases(open: OpenBroker): void {
     const { broker } = await open({ failedTtl: 60_000, failedLimit: 2 });
     for (const id of ['a', 'b', 'c']) await failOne(broker, id);
     expect(ids((await broker.listFailed?.(QUEUE)) ?? []).sort()).toEqual(['b', 'c']);
+    expect(await broker.countFailed?.(QUEUE)).toBe(2);
+    expect(await broker.countFailed?.(OTHER_QUEUE)).toBe(0);
     expect(await broker.discardFailed?.(QUEUE, ['b', 'missing'])).toBe(1);
     expect(ids((await broker.listFailed?.(QUEUE)) ?? [])).toEqual(['c']);
     expect(await broker.discardFailed?.(QUEUE, [])).toBe(0);

@@ -1,0 +1,112 @@
+/**
+ * A worker's own metrics, in a prom-client registry: counters and histograms of the tasks it ran,
+ * gauges of its slots, and the depth of the queues it consumes. Counters start at 0 with each
+ * worker process (Prometheus' `rate()` and `increase()` handle the reset).
+ */
+import type { Broker } from '@celeriac/core';
+import type { TaskMessage } from '@celeriac/core/internal';
+import type { Gauge, Registry } from 'prom-client';
+import { METRIC_PREFIX, SECONDS_BUCKETS, type Prom } from './prom';
+import { readQueueDepths, registerQueueGauges } from './queue-gauges';
+import type { TaskMetrics } from './task-metrics';
+
+/** The label of a task not registered here: names from messages are not trusted to stay few. */
+export const UNREGISTERED_TASK = '(unregistered)';
+
+/** What the gauges read from the worker when scraped. */
+export interface WorkerGaugeSource {
+  /** Tasks whose function runs now. */
+  busy: () => number;
+  /** Tasks it runs at once. */
+  concurrency: () => number;
+  /** Tasks it holds (running, prefetched, or waiting for their dependencies). */
+  held: () => number;
+  /** The queues it consumes now. */
+  queues: () => readonly string[];
+  /** Whether a task name is registered (others are counted as `(unregistered)`). */
+  isTask: (name: string) => boolean;
+  broker: Broker;
+}
+
+/** Registers a worker's metrics in `registry` and returns the hooks that feed them. */
+export function createWorkerMetrics(prom: Prom, registry: Registry, source: WorkerGaugeSource): TaskMetrics {
+  const registers = [registry];
+  const taskLabels = ['task', 'queue'] as const;
+  const tasks = new prom.Counter({
+    name: `${METRIC_PREFIX}tasks_total`,
+    help: 'Tasks this worker brought to a final state, by task, queue and state (SUCCESS, FAILURE, REVOKED)',
+    labelNames: [...taskLabels, 'state'],
+    registers,
+  });
+  const retries = new prom.Counter({
+    name: `${METRIC_PREFIX}task_retries_total`,
+    help: 'Runs that raised and were sent back to their queue for a retry',
+    labelNames: taskLabels,
+    registers,
+  });
+  const dead = new prom.Counter({
+    name: `${METRIC_PREFIX}dead_letters_total`,
+    help: 'Tasks this worker moved to the dead-letter set',
+    labelNames: taskLabels,
+    registers,
+  });
+  const runtime = new prom.Histogram({
+    name: `${METRIC_PREFIX}task_runtime_seconds`,
+    help: 'How long task runs took, from start to outcome (retried runs included)',
+    labelNames: taskLabels,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const wait = new prom.Histogram({
+    name: `${METRIC_PREFIX}task_queue_wait_seconds`,
+    help: 'How long tasks waited from being sent (or due, for a countdown or retry) to starting',
+    labelNames: taskLabels,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const restarts = new prom.Counter({
+    name: `${METRIC_PREFIX}worker_child_restarts_total`,
+    help: 'Pool children replaced (died, or retired at maxTasksPerChild or maxMemoryPerChild)',
+    registers,
+  });
+  for (const [name, help, read] of [
+    ['worker_busy_slots', 'Tasks whose function runs now (busy slots)', source.busy],
+    ['worker_concurrency', 'Tasks the worker runs at once (its slots)', source.concurrency],
+    ['worker_held_tasks', 'Tasks the worker holds: running, prefetched or waiting for dependencies', source.held],
+  ] as const) {
+    const gauge: Gauge = new prom.Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers,
+      collect: () => gauge.set(read()),
+    });
+  }
+  registerQueueGauges(prom, registry, () => readQueueDepths(source.broker, source.queues()));
+
+  const labels = (message: TaskMessage) => ({
+    task: source.isTask(message.task) ? message.task : UNREGISTERED_TASK,
+    queue: message.queue,
+  });
+  return {
+    started(message, at) {
+      const due = Math.max(message.publishedAt, message.eta ?? 0);
+      wait.observe(labels(message), Math.max(0, at - due) / 1_000);
+    },
+    finished(message, state, ms) {
+      const names = labels(message);
+      tasks.inc({ ...names, state });
+      if (ms !== undefined) runtime.observe(names, ms / 1_000);
+    },
+    retried(message, ms) {
+      const names = labels(message);
+      retries.inc(names);
+      runtime.observe(names, ms / 1_000);
+    },
+    deadLettered(queue, message) {
+      dead.inc(message ? labels(message) : { task: UNREGISTERED_TASK, queue });
+    },
+    childReplaced() {
+      restarts.inc();
+    },
+  };
+}
