@@ -4,6 +4,7 @@
  * unless --insecure. Secrets can come from the environment, so they stay out of `ps`.
  */
 import { createDashboard, type DashboardApp, type DashboardOptions } from '@celeriac/dashboard';
+import { metricsHandler } from '@celeriac/worker';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
@@ -56,6 +57,8 @@ export function dashboardCommand(): Command {
         const options: DashboardOptions = {
           readOnly: flags.readOnly === true,
           history: flags.history,
+          // Prometheus scrapes the deployment's queue and worker gauges here, behind the same auth.
+          metrics: metricsHandler(app),
           ...(flags.basicAuth ? { basicAuth: flags.basicAuth } : {}),
           ...(flags.token !== undefined ? { token: flags.token } : {}),
           ...(flags.title !== undefined ? { title: flags.title } : {}),

@@ -1,6 +1,6 @@
 /**
- * `celeriac dashboard`: serves the page and its API behind the token it was given (from the
- * environment, out of `ps`), stops on SIGTERM with exit code 0, and refuses to listen on a
+ * `celeriac dashboard`: serves the page, its API and `/metrics` behind the token it was given (from
+ * the environment, out of `ps`), stops on SIGTERM with exit code 0, and refuses to listen on a
  * non-loopback address without authentication (exit code 1).
  */
 import { join } from 'node:path';
@@ -26,6 +26,12 @@ describe('celeriac dashboard', () => {
     const page = await fetch(url, { headers: { Authorization: 'Bearer token-from-env' } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="celeriac-read-only" content="true"');
+
+    // The deployment's gauges for Prometheus, behind the same token.
+    expect((await fetch(new URL('metrics', url))).status).toBe(401);
+    const metrics = await fetch(new URL('metrics', url), { headers: { Authorization: 'Bearer token-from-env' } });
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^celeriac_workers_online \d+$/m);
 
     dashboard.signal('SIGTERM');
     await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
