@@ -25,6 +25,7 @@ const shared = {
     '^@celeriac/core/internal$': '<rootDir>/packages/core/src/internal/index.ts',
     '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
+    '^@celeriac/worker/internal$': '<rootDir>/packages/worker/src/internal/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
     '^@celeriac/test-support$': '<rootDir>/packages/test-support/src/index.ts',

@@ -23,7 +23,10 @@ const PUBLISHED = ['core', 'redis', 'worker', 'beat', 'celeriac'].map((dir) => (
 }));
 
 /** The subpaths a package may export beyond `.` and `./package.json`. */
-const SUBPATHS: Record<string, string[]> = { '@celeriac/core': ['./testing', './internal'] };
+const SUBPATHS: Record<string, string[]> = {
+  '@celeriac/core': ['./testing', './internal'],
+  '@celeriac/worker': ['./internal'],
+};
 
 describe('the built packages', () => {
   it.each(PUBLISHED.map(({ manifest, dir }) => [manifest.name, manifest, dir] as const))(

@@ -3,7 +3,7 @@
  * `--worker` names) and print what each answered within `--timeout`.
  */
 import type { ControlOptions, ControlReply, HeldTask, InspectWhat } from '@celeriac/core';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import { Argument, Command } from 'commander';
 import { ago, answered, byHost, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
 import { formatTable } from './table';

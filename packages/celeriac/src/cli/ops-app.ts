@@ -1,6 +1,6 @@
 /** What the operator commands (status, inspect, control, queue, result, revoke, call) share. */
 import { CeleriacError, type ControlReply } from '@celeriac/core';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import type { Command } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';

@@ -140,6 +140,9 @@ describe('the packed packages, installed into a project of its own', () => {
     expect(resolveIn('@celeriac/core/testing')).toBe(
       join(project, 'node_modules/@celeriac/core/dist/testing/index.js'),
     );
+    expect(resolveIn('@celeriac/worker/internal')).toBe(
+      join(project, 'node_modules/@celeriac/worker/dist/internal/index.js'),
+    );
     expect(resolveIn('@celeriac/worker/dist/pool/child-handle')).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
     expect(resolveIn('celeriac/dist/index.js')).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
     writeFileSync(join(project, 'esm-check.mjs'), ESM_CHECK);
