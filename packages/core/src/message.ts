@@ -104,7 +104,8 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
     if (size > options.maxBytes) {
       throw new CeleriacError(
         'CELERIAC_MESSAGE_TOO_LARGE',
-        `The message for ${message.task} is ${size} bytes, over the limit of ${options.maxBytes}. Pass a reference (a URL or a key) instead of the data, or raise the app's maxMessageSize.`,
+        `The message for ${message.task} is ${size} bytes, over the limit of ${options.maxBytes}. Pass a reference ` +
+          `(a URL or a key) instead of the data, or raise the app's maxMessageSize.`,
       );
     }
   }

@@ -14,7 +14,8 @@ import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
   .description(
-    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, and tend queues and dead letters.',
+    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, and tend ' +
+      'queues and dead letters.',
   )
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json lies outside the compiled sources
   .version((require('../../package.json') as { version: string }).version)

@@ -33,7 +33,8 @@ export function answered(replies: ControlReply[], timeout: number, destination?:
   const who = destination === undefined ? 'No worker' : `Worker ${destination}`;
   throw new CeleriacError(
     'CELERIAC_NO_REPLY',
-    `${who} answered within ${timeout} ms. Check that workers run against the same broker and prefix (celeriac status), or raise --timeout.`,
+    `${who} answered within ${timeout} ms. Check that workers run against the same broker and prefix (celeriac ` +
+      `status), or raise --timeout.`,
   );
 }
 
