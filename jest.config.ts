@@ -25,6 +25,7 @@ const shared = {
     '^@celeriac/core/internal$': '<rootDir>/packages/core/src/internal/index.ts',
     '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
+    '^@celeriac/worker/internal$': '<rootDir>/packages/worker/src/internal/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
     '^@celeriac/dashboard$': '<rootDir>/packages/dashboard/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
@@ -48,7 +49,8 @@ const config: Config = {
       roots: ['<rootDir>/packages/celeriac/test'],
       testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
       testPathIgnorePatterns: [
-        '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface|publish-failure|purge|signing)\\.test\\.ts$',
+        '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface)\\.test\\.ts$',
+        '/(publish-failure|purge|signing)\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
     },

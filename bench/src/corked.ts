@@ -14,7 +14,9 @@ const BATCHES = Math.max(100, Math.round(20_000 * scale));
 const BLOCK = 500;
 const key = `bench-corked-${process.pid}`;
 
-/** Runs `count` batches one after another, each awaited; returns µs of wall time and of this process's CPU per batch. */
+/**
+ * Runs `count` batches one after another, each awaited; returns µs of wall time and of this process's CPU per batch.
+ */
 async function run(client: Redis, count: number, cork: boolean): Promise<{ wall: number; cpu: number }> {
   const send = () => [client.set(key, 'v'), client.get(key), client.pexpire(key, 60_000)];
   const wallStart = process.hrtime.bigint();
@@ -40,7 +42,8 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    `Batches of SET, GET, PEXPIRE, each awaited, ${BATCHES} per mode in alternating blocks of ${BLOCK}, Redis at ${url}.\n`,
+    `Batches of SET, GET, PEXPIRE, each awaited, ${BATCHES} per mode in alternating blocks of ${BLOCK}, Redis at ` +
+      `${url}.\n`,
   );
   console.log('| mode | µs per batch | µs of CPU per batch (this process) |');
   console.log('| --- | --- | --- |');

@@ -202,7 +202,8 @@ async function main(): Promise<void> {
   const format = (value: number) => Math.round(value).toLocaleString('en-US');
   const rounded = (values: number[]) => values.map(format).join(' / ');
   console.log(
-    `Process pools, no-op jobs, Redis at ${url}, scale ${scale}; median of ${rounds} rounds taken in turn (each round's value after it).\n`,
+    `Process pools, no-op jobs, Redis at ${url}, scale ${scale}; median of ${rounds} rounds taken in turn (each ` +
+      `round's value after it).\n`,
   );
   console.log('| pool | jobs/s (median) | each round |\n| --- | --- | --- |');
   for (const [name, values] of samples) console.log(`| ${name} | ${format(median(values))} | ${rounded(values)} |`);
@@ -218,14 +219,16 @@ async function main(): Promise<void> {
       (fork ?? []).map((rate, round) => (bound(round) / rate).toFixed(2)).join(' / ');
     console.log(`fork below two bare starts at a time${label}, per round: ${ratios((round) => two?.[round] ?? NaN)}x`);
     console.log(
-      `fork below the bare bound (2 / start-up)${label}, per round: ${ratios((round) => 2_000 / (bare?.[round] ?? NaN))}x`,
+      `fork below the bare bound (2 / start-up)${label}, per round: ` +
+        `${ratios((round) => 2_000 / (bare?.[round] ?? NaN))}x`,
     );
   }
   if (forkOnly) return;
   const [bullChild] = others.slice(3).map((measure) => samples.get(measure.name) ?? []);
   const prefork = samples.get(others[0]?.name ?? '') ?? [];
   console.log(
-    `prefork above bullmq sandboxed child processes, per round: ${prefork.map((rate, round) => (rate / (bullChild?.[round] ?? NaN)).toFixed(2)).join(' / ')}x`,
+    `prefork above bullmq sandboxed child processes, per round: ` +
+      `${prefork.map((rate, round) => (rate / (bullChild?.[round] ?? NaN)).toFixed(2)).join(' / ')}x`,
   );
 }
 

@@ -287,22 +287,26 @@ async function main(): Promise<void> {
       return Object.assign(row, latencies.get(subject.name), apart.get(subject.name));
     });
     console.log(
-      `Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ${rounds} rounds taken in turn.\n`,
+      `Jobs per second (higher is better), no-op jobs, one Node process, Redis at ${url}, scale ${scale}, median of ` +
+        `${rounds} rounds taken in turn.\n`,
     );
     console.log(table(rows));
     const ping = latencies.get(PING);
     if (ping)
       console.log(
-        `\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, p99 ${ping['round trip p99 ms']} ms.`,
+        `\nA bare PING on one ioredis connection, timed in the same rotation: p50 ${ping['round trip p50 ms']} ms, ` +
+          `p99 ${ping['round trip p99 ms']} ms.`,
       );
     const floor = latencies.get(FLOOR);
     if (floor)
       console.log(
-        `Celeriac's Redis commands sent by minimal code (no library layers), worker here, same rotation: p50 ${floor['round trip p50 ms']} ms, p99 ${floor['round trip p99 ms']} ms.`,
+        `Celeriac's Redis commands sent by minimal code (no library layers), worker here, same rotation: p50 ` +
+          `${floor['round trip p50 ms']} ms, p99 ${floor['round trip p99 ms']} ms.`,
       );
     if (here && separate) {
       console.log(
-        '\nCPU time per round trip, µs (each process with all its threads; Redis from INFO cpu), over the timed round trips:\n',
+        '\nCPU time per round trip, µs (each process with all its threads; Redis from INFO cpu), over the timed ' +
+          'round trips:\n',
       );
       console.log(cpuTable(here.cpu, separate.cpu));
     }

@@ -42,7 +42,8 @@ class Beat {
       const line = JSON.parse(text) as Line;
       this.lines.push(line);
       console.log(
-        `${name.padEnd(6)} | ${line.msg}${line.slot ? ` ${(line.slot as string).slice(11, 19)} (${String(line.late)} ms late)` : ''}`,
+        `${name.padEnd(6)} | ` +
+          `${line.msg}${line.slot ? ` ${(line.slot as string).slice(11, 19)} (${String(line.late)} ms late)` : ''}`,
       );
       this.waiters.forEach((wake) => wake());
     });
@@ -103,7 +104,8 @@ async function main(): Promise<number> {
     await standby.until((line) => line.msg === 'Fired greeting', 2);
     for (const entry of await app.beat.list())
       console.log(
-        `demo   | entry ${entry.name}: ${entry.description} (${entry.source}), next ${new Date(entry.next ?? 0).toISOString()}`,
+        `demo   | entry ${entry.name}: ${entry.description} (${entry.source}), next ` +
+          `${new Date(entry.next ?? 0).toISOString()}`,
       );
     await app.beat.remove('greeting');
     await standby.until((line) => line.msg.startsWith('Entries changed'), 2); // the add, then the removal
@@ -120,7 +122,9 @@ async function main(): Promise<number> {
       throw new Error(`slots went missing before ${gaps.map((slot) => new Date(slot).toISOString()).join(', ')}`);
     const results = await Promise.all(ids.map((id) => app.result<string>(id).get({ timeout: '10s' })));
     console.log(
-      `demo   | ${ids.length} heartbeat slots from ${new Date(slots[0]!).toISOString().slice(11, 19)} to ${new Date(slots[slots.length - 1]!).toISOString().slice(11, 19)}: each fired once, none missing, all ran ("${results[0]}")`,
+      `demo   | ${ids.length} heartbeat slots from ${new Date(slots[0]!).toISOString().slice(11, 19)} to ` +
+        `${new Date(slots[slots.length - 1]!).toISOString().slice(11, 19)}: each fired once, none missing, all ran ` +
+        `("${results[0]}")`,
     );
     return 0;
   } catch (error) {

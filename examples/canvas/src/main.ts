@@ -44,7 +44,8 @@ async function main(): Promise<void> {
     console.log(`2. group of ${names.length} chains = ${JSON.stringify(values)} (${names.join(', ')})`);
     assert.deepEqual(values, names.map(wordsIn));
     console.log(
-      `   completedCount() = ${await counts.completedCount()}, ready() = ${await counts.ready()}, member ids ${counts.ids[0]} ...`,
+      `   completedCount() = ${await counts.completedCount()}, ready() = ${await counts.ready()}, member ids ` +
+        `${counts.ids[0]} ...`,
     );
     // Anyone who knows the group id and size can read the same results (e.g. another process).
     const again = app.groupResult<number[]>(counts.id, names.length);
@@ -84,7 +85,8 @@ async function main(): Promise<void> {
     console.log(`5. chain with a missing text: ${failure.remote.name}: ${failure.remote.message}`);
     const steps = [broken.parent?.parent, broken.parent, broken].filter((step) => step instanceof AsyncResult);
     console.log(
-      `   states: ${(await Promise.all(steps.map(async (step) => `${step.taskName} ${await step.state()}`))).join(', ')}`,
+      `   states: ` +
+        `${(await Promise.all(steps.map(async (step) => `${step.taskName} ${await step.state()}`))).join(', ')}`,
     );
     const alert = await app.result<string>(alertId).get(WAIT);
     console.log(`   errback alerts.notify returned: ${alert}`);

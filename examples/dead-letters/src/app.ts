@@ -33,7 +33,8 @@ export function createExampleApp(options: ExampleAppOptions) {
         const task = currentTask();
         await sleep(100); // some work first (the STARTED state gets written meanwhile)
         console.log(
-          `  worker ${process.pid}: running ${task.name}('${month}'), delivery ${task.deliveries}; this process dies now`,
+          `  worker ${process.pid}: running ${task.name}('${month}'), delivery ${task.deliveries}; this process dies ` +
+            `now`,
         );
         process.kill(process.pid, 'SIGKILL');
       }

@@ -62,7 +62,8 @@ async function main(): Promise<void> {
     const unknown = app.sendTask('reports.retired', [], { queue: QUEUE });
     const unknownOutcome = await unknown.get({ timeout: '10s', propagate: false });
     console.log(
-      `   state ${await unknown.state()}: ${unknownOutcome instanceof TaskFailedError ? unknownOutcome.remote.name : 'unexpected success'}`,
+      `   state ${await unknown.state()}: ` +
+        `${unknownOutcome instanceof TaskFailedError ? unknownOutcome.remote.name : 'unexpected success'}`,
     );
     // The worker records the FAILURE first (so the sender hears at once), then dead-letters the
     // message; stopping it waits for both.

@@ -27,7 +27,8 @@ async function main(): Promise<number> {
     await redis.connect();
   } catch (error) {
     console.error(
-      `This example needs Redis, and none answered at ${REDIS_URL} (${(error as Error).message}). Start one or set REDIS_URL.`,
+      `This example needs Redis, and none answered at ${REDIS_URL} (${(error as Error).message}). Start one or set ` +
+        `REDIS_URL.`,
     );
     return 1;
   }
@@ -88,7 +89,10 @@ async function main(): Promise<number> {
   }
 }
 
-/** Runs `celeriac <args> -A dist/tasks.js` to its end and returns the command line and its output; throws unless it exits 0. */
+/**
+ * Runs `celeriac <args> -A dist/tasks.js` to its end and returns the command line and its output; throws unless it
+ * exits 0.
+ */
 function cli(...args: string[]): Promise<string> {
   const child = spawn(process.execPath, [celeriacBin(), ...args, '-A', TASKS], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

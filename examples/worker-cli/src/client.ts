@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   if (!(failure instanceof TaskFailedError))
     throw new Error(`Expected demo.hang to fail, got ${JSON.stringify(failure)}`);
   console.log(
-    `demo.hang: ${await hung.state()} with ${failure.remote.name} (${failure.remote.code}): ${failure.remote.message} (${elapsed()})`,
+    `demo.hang: ${await hung.state()} with ${failure.remote.name} (${failure.remote.code}): ` +
+      `${failure.remote.message} (${elapsed()})`,
   );
 
   // 4. The worker goes on, with a fresh child in place of the killed one.
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
   for (const worker of (await app.broker.listWorkers?.()) ?? []) {
     const age = ((Date.now() - worker.heartbeat) / 1000).toFixed(1);
     console.log(
-      `Heartbeat of ${worker.hostname} (${age} s ago): pool ${worker.pool}, concurrency ${worker.concurrency}, queues ${worker.queues.join(',')}`,
+      `Heartbeat of ${worker.hostname} (${age} s ago): pool ${worker.pool}, concurrency ${worker.concurrency}, ` +
+        `queues ${worker.queues.join(',')}`,
     );
   }
 }

@@ -219,7 +219,8 @@ function checkOptions(name: string, options: BeatTaskOptions): BeatTaskOptions {
     if (!OPTION_KEYS.has(key)) {
       throw invalidEntry(
         name,
-        `option "${key}" is not allowed here (allowed: ${[...OPTION_KEYS].join(', ')}); beat chooses the task id and the time of each firing.`,
+        `option "${key}" is not allowed here (allowed: ${[...OPTION_KEYS].join(', ')}); beat chooses the task id and ` +
+          `the time of each firing.`,
       );
     }
   }

@@ -74,7 +74,8 @@ export class SlotSender {
     }
     this.logger.error(
       { entry: entry.name, slot: new Date(slot).toISOString(), id: slotTaskId(entry.name, slot) },
-      `This scheduler stopped leading before the task of ${entry.name} could be sent; the next leader sends it if it takes over soon enough`,
+      `This scheduler stopped leading before the task of ${entry.name} could be sent; the next leader sends it if it ` +
+        `takes over soon enough`,
     );
   }
 

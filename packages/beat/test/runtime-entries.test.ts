@@ -7,7 +7,7 @@ import { t, times, useFakeBeat } from './support/fake-beat';
 describe('runtime entries', () => {
   const fixture = useFakeBeat('2024-05-01T10:00:30Z');
 
-  it('add wakes a leading scheduler, which fires the entry from its next slot with its arguments; remove stops it', async () => {
+  it('add wakes a leading scheduler, which fires the entry from its next slot, with args; remove ends it', async () => {
     const { beat, start, advance, fired, app } = fixture();
     const scheduler = await start();
     expect(scheduler.entries()).toEqual([]);

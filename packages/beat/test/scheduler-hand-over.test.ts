@@ -12,7 +12,7 @@ const id = (entry: string, time: string) => `beat:${entry}:${t(time)}`;
 describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
   const fixture = useFakeBeat('2024-05-01T10:00:30Z');
 
-  it('a leader that dies between its claim and the send: the next leader sends that slot, once, and fires on', async () => {
+  it('a leader dying between its claim and the send: the next leader sends that slot, once, and fires on', async () => {
     const { beat, start, startFragile, advance, fired, resent, queuedIds } = fixture();
     beat.define('poll', { task: 'tick', schedule: every('1m') });
     const dying = await startFragile({ id: 'a', breakAt: id('poll', '2024-05-01T10:02:00Z'), dies: true });
@@ -45,7 +45,8 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     const standby = await start({ id: 'b', logger: silent });
 
     await advance(30_000); // 10:01:00: 'done' fired by a
-    expect(await runQueued()).toEqual([id('done', '2024-05-01T10:01:00Z')]); // a worker runs it: its record is stored, the message acked
+    // A worker runs it: its record is stored, the message acked.
+    expect(await runQueued()).toEqual([id('done', '2024-05-01T10:01:00Z')]);
     await advance(1_000); // 10:01:01: a claims 'lost', then dies while sending
     await dying.broken;
     await advance(5_000);
@@ -55,7 +56,7 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     expect(await runQueued()).toEqual([id('lost', '2024-05-01T10:01:01Z')]);
   });
 
-  it('a slot claimed longer ago than two leases is not sent again (its record may have expired); a recent one is', async () => {
+  it('a slot claimed over two leases ago is not sent again (its record may be gone); a recent one is', async () => {
     const { beat, start, startFragile, advanceTo, resent, runQueued, app } = fixture();
     beat.define('hourly', { task: 'tick', schedule: every('1h') });
     beat.define('once', { task: 'tick', schedule: new Date('2024-05-01T11:30:00Z') });
@@ -75,7 +76,7 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     expect(await runQueued()).toEqual([id('once', '2024-05-01T11:30:00Z')]);
   });
 
-  it('a leader cut off with its send failing stops retrying when its lease runs out: the next leader sends the slot, and after the cut heals the old one sends nothing', async () => {
+  it('a cut-off leader whose send fails stops when its lease ends: the next sends the slot, it nothing', async () => {
     const { beat, start, startFragile, advance, fired, resent, runQueued } = fixture();
     beat.define('poll', { task: 'tick', schedule: every('1m') });
     const cutOff = await startFragile({ id: 'a', breakAt: id('poll', '2024-05-01T10:02:00Z') });
@@ -94,7 +95,7 @@ describe('scheduler: a hand-over neither loses nor repeats a slot', () => {
     expect(await runQueued()).toEqual([id('poll', '2024-05-01T10:03:00Z')]);
   });
 
-  it('a take-over that cannot read the claimed slots fires nothing until it can, then sends the unsent slot before the next ones', async () => {
+  it('a take-over that cannot read the claimed slots fires nothing until it can, then the unsent first', async () => {
     const { beat, start, startFragile, advance, advanceTo, fired, store } = fixture();
     beat.define('tick', { task: 'tick', schedule: every('1s'), catchUp: 'all' });
     const dying = await startFragile({ id: 'a', breakAt: id('tick', '2024-05-01T10:00:31Z'), dies: true });

@@ -8,7 +8,7 @@ const seconds = (slots: ReadonlyArray<{ slot: number }>) =>
 describe('scheduler: leadership', () => {
   const fixture = useFakeBeat('2024-05-01T10:00:30.500Z');
 
-  it('only the lease holder fires; a standby takes over within the lease when the leader is cut off; no slot fires twice or goes missing', async () => {
+  it('only the lease holder fires; a standby takes over from a cut-off leader; no slot twice or missing', async () => {
     const { beat, start, advance, fired, store, queuedIds } = fixture();
     beat.define('tick', { task: 'tick', schedule: every('1s'), catchUp: 'all' });
     const cut = { on: false };
@@ -54,7 +54,7 @@ describe('scheduler: leadership', () => {
     expect(new Set((await queuedIds()).map(String)).size).toBe(15);
   });
 
-  it('a closed leader gives its lease up; the standby takes over when the lease it was told of ends; nothing fires twice', async () => {
+  it('a closed leader gives its lease up; the standby takes over when that lease ends; nothing twice', async () => {
     const { beat, start, advance, fired, resent, queuedIds } = fixture();
     beat.define('tick', { task: 'tick', schedule: every('1s') });
     const leader = await start({ id: 'a' });

@@ -8,7 +8,8 @@ const { join } = require('node:path');
 const cli = join(__dirname, '..', 'dist', 'cli', 'main.js');
 if (!existsSync(cli)) {
   console.error(
-    `celeriac: ${cli} is missing: the package is not built. Run \`npm run build\` in the repository root, then try again.`,
+    `celeriac: ${cli} is missing: the package is not built. Run \`npm run build\` in the repository root, then try ` +
+      `again.`,
   );
   process.exit(1);
 }

@@ -73,7 +73,8 @@ export class Celeriac extends CeleriacCore {
     if (typeof broker !== 'string') {
       throw new CeleriacError(
         'CELERIAC_INVALID_OPTION',
-        'Periodic tasks keep their state next to the broker: give the broker as a URL (redis://... or memory://), not as an object.',
+        'Periodic tasks keep their state next to the broker: give the broker as a URL (redis://... or memory://), ' +
+          'not as an object.',
       );
     }
     const url = new URL(broker);

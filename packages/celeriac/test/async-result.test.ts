@@ -127,7 +127,7 @@ describe('AsyncResult', () => {
     expect(await result.record()).toBeUndefined();
   });
 
-  it('app.result(id) rehydrates a handle that knows the value, the failure (with the task name) and the state', async () => {
+  it('app.result(id) rehydrates a handle knowing the value, the failure (with task name) and the state', async () => {
     const add = t.app.task('add', (a: number, b: number) => a + b);
     const fail = t.app.task('fail.named', () => {
       throw new Error('bad');

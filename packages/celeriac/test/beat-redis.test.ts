@@ -56,7 +56,7 @@ describe('beat on Redis', () => {
     expect(new Set(ids)).toEqual(new Set(fired.map((slot) => slot.id)));
   });
 
-  it("after an outage, 'skip', 'once' and 'all' entries catch up as they say, from the slots kept in Redis", async () => {
+  it("after an outage, 'skip', 'once' and 'all' entries catch up as they say, from slots kept in Redis", async () => {
     const clock = new ManualClock(Date.parse('2024-05-01T10:00:30Z'));
     const define = (app: Celeriac) => {
       app.schedule('skip', { task: 'tick', schedule: every('1m'), catchUp: 'skip' });
@@ -98,7 +98,7 @@ describe('beat on Redis', () => {
     await after.close();
   });
 
-  it('a new leader sends the last claimed slot whose task left no record in Redis, and not one whose task finished', async () => {
+  it('a new leader sends the last claimed slot whose task left no record, not one whose task finished', async () => {
     const clock = new ManualClock(Date.parse('2024-05-01T10:00:30Z'));
     const run = async (app: Celeriac): Promise<Scheduler> => {
       app.schedule('lost', { task: 'tick', schedule: every('1m') });

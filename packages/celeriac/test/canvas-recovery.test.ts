@@ -50,7 +50,7 @@ describe('workflow progress when steps run again', () => {
     return node.steps[1].options.taskId as string;
   }
 
-  it('a chord member running again when the group completes does not fail the chord; its re-run starts the body once', async () => {
+  it('a chord member re-run as the group completes does not fail the chord; the body starts once', async () => {
     const { add, sum } = tasks();
     const { node, messages } = start(chord([add.s(1, 1), add.s(2, 2)], sum.s()).toNode());
     const [first, second] = messages as [TaskMessage, TaskMessage];
@@ -87,7 +87,7 @@ describe('workflow progress when steps run again', () => {
     expect(await app.backend.get(bodyId(node))).toMatchObject({ state: 'SUCCESS', result: 6 });
   });
 
-  it('a chain step failing on a re-run leaves the rest of the chain alone once its first run had started it', async () => {
+  it('a chain step failing on a re-run leaves the rest of the chain alone once its first run started it', async () => {
     const { add } = tasks();
     const { node, messages } = start(chain(add.s(1, 1), add.s(2), add.s(3)).toNode());
     if (node.kind !== 'chain') throw new Error('not a chain');

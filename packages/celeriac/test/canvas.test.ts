@@ -128,7 +128,8 @@ describe('canvas (inline worker)', () => {
     expect(await failedStep.state()).toBe('FAILURE');
     // The chain's result is the last step's, but its error names the step that failed.
     expect(error.message).toBe(
-      `Task boom[${failedStep.id}] failed: Error: kaput (so after[${result.id}], after it in the workflow, did not run)`,
+      `Task boom[${failedStep.id}] failed: Error: kaput (so after[${result.id}], after it in the workflow, did not ` +
+        `run)`,
     );
     expect(error.failedStep).toEqual({ id: failedStep.id, task: 'boom' });
     expect(error.taskId).toBe(result.id);
@@ -177,7 +178,7 @@ describe('canvas (inline worker)', () => {
     expect(body.calls).toEqual([]);
   });
 
-  it("several failed chord header tasks call the callback's errbacks once, also when they fail after it ran", async () => {
+  it("several failed chord header tasks call the callback's errbacks once, also failing after it ran", async () => {
     const { add, boom } = math();
     const body = recorder('never');
     const errback = recorder('chord.errback');

@@ -63,7 +63,7 @@ describe('app.control and app.queues (memory broker)', () => {
     await expect(Promise.all([a, b])).resolves.toEqual(['a', 'b']);
   });
 
-  it('a paused queue holds its tasks until resumed; cancel-consumer and add-consumer change what a worker reserves', async () => {
+  it('a paused queue holds its tasks until resumed; cancel-/add-consumer change what a worker reserves', async () => {
     const add = app.task('ops.add', (x: number, y: number) => x + y);
     const worker = app.worker({ hostname: 'w', queues: ['default', 'extra'] });
     await worker.start();

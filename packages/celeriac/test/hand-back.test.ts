@@ -5,7 +5,7 @@ import { blocker } from './support/tasks';
 describe('tasks handed back at shutdown', () => {
   const t = useApp({ maxDeliveries: 2 });
 
-  it('counts a hand-back of a running task as a lost delivery, and dead-letters it at maxDeliveries instead of looping', async () => {
+  it('counts a running task handed back as a lost delivery; dead-letters it at maxDeliveries, no loop', async () => {
     let runs = 0;
     let began = deferred();
     // Ignores its signal and never ends: every shutdown must hand it back.

@@ -25,7 +25,7 @@ describe('LeakTracker (the check behind jest-setup.ts)', () => {
     await expect(tracker.check()).resolves.toBeUndefined();
   });
 
-  it('passes when everything a test opened was closed by the end of its hooks, and ignores things opened outside tests', async () => {
+  it('passes when all a test opened was closed by the end of its hooks; ignores what opened outside', async () => {
     const tracker = new LeakTracker();
     const shared = resource('a shared app');
     tracker.track(shared);

@@ -10,7 +10,7 @@ import { useApp } from './support/app';
 describe('the metrics endpoint of a worker', () => {
   const fixture = useApp();
 
-  it('listens where asked, answers /metrics, 404 elsewhere and 405 to other methods, and stops with the worker', async () => {
+  it('listens where asked, answers /metrics, 404 elsewhere, 405 to other methods, stops with the worker', async () => {
     const { app } = fixture;
     app.task('demo.add', (a: number, b: number) => a + b);
     const worker = await fixture.startWorker({ concurrency: 2, metrics: { port: 0 } });

@@ -23,7 +23,10 @@ const PUBLISHED = ['core', 'redis', 'worker', 'beat', 'celeriac'].map((dir) => (
 }));
 
 /** The subpaths a package may export beyond `.` and `./package.json`. */
-const SUBPATHS: Record<string, string[]> = { '@celeriac/core': ['./testing', './internal'] };
+const SUBPATHS: Record<string, string[]> = {
+  '@celeriac/core': ['./testing', './internal'],
+  '@celeriac/worker': ['./internal'],
+};
 
 describe('the built packages', () => {
   it.each(PUBLISHED.map(({ manifest, dir }) => [manifest.name, manifest, dir] as const))(
@@ -57,20 +60,22 @@ function runModule(source: string): string {
 }
 
 describe('the built packages, loaded', () => {
-  it('serve @celeriac/core/testing and @celeriac/core/internal from the same core (one app runtime, not a copy)', () => {
+  it('serve @celeriac/core/testing and @celeriac/core/internal from one core (one app runtime, not a copy)', () => {
     const result = runScript(`
       const core = require('@celeriac/core');
       const testing = require('@celeriac/core/testing');
       const internal = require('@celeriac/core/internal');
       const app = new core.CeleriacCore({ broker: 'memory://' });
-      console.log(JSON.stringify({ exports: typeof testing.runBackendConformance, runtime: internal.runtimeOf(app) instanceof internal.AppRuntime }));
+      const runtime = internal.runtimeOf(app) instanceof internal.AppRuntime;
+      console.log(JSON.stringify({ exports: typeof testing.runBackendConformance, runtime }));
     `);
     expect(result).toEqual({ exports: 'function', runtime: true });
   });
 
   it('give ESM code their named exports', () => {
     const output = runModule(
-      "import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, Worker].map((value) => typeof value).join(','));",
+      "import { Celeriac, chain, crontab, Worker } from 'celeriac'; console.log([Celeriac, chain, crontab, " +
+        "Worker].map((value) => typeof value).join(','));",
     );
     expect(output).toBe('function,function,function,function');
   });

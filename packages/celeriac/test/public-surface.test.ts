@@ -1,11 +1,13 @@
 /**
  * The public surface, written out: adding or removing an export, or a member of the app class, is a
  * conscious change to this list (and to docs/architecture.md). What the other packages need beyond
- * it lives in `@celeriac/core/internal`.
+ * it lives in `@celeriac/core/internal` and `@celeriac/worker/internal`.
  */
 import * as core from '@celeriac/core';
 import * as internal from '@celeriac/core/internal';
 import * as dashboard from '@celeriac/dashboard';
+import * as worker from '@celeriac/worker';
+import * as workerInternal from '@celeriac/worker/internal';
 import * as celeriac from 'celeriac';
 import type { Celeriac } from 'celeriac';
 import type { CeleriacCore } from '@celeriac/core';
@@ -126,6 +128,15 @@ describe('the public surface', () => {
     ]) {
       expect(internal).toHaveProperty(name);
       expect(core).not.toHaveProperty(name);
+      expect(celeriac).not.toHaveProperty(name);
+    }
+  });
+
+  it('@celeriac/worker exports the worker, its logger and the metrics handler, and keeps its machinery inside', () => {
+    expect(Object.keys(worker).sort()).toEqual(['Worker', 'collectMetrics', 'metricsHandler', 'quietLogger']);
+    expect(Object.keys(workerInternal).sort()).toEqual(['loadAppModule']);
+    for (const name of ['execute', 'decideRetry', 'backoffDelay', 'resolveWorkerOptions', 'loadAppModule']) {
+      expect(worker).not.toHaveProperty(name);
       expect(celeriac).not.toHaveProperty(name);
     }
   });

@@ -43,7 +43,7 @@ describe.each([
       (error: unknown) => error,
     );
 
-  it('records each removed task as REVOKED (purged): awaiting callers wake, a chain after it is settled too', async () => {
+  it('records each removed task as REVOKED (purged): awaiting callers wake, a chain after it settles too', async () => {
     const sender = t.sender();
     const step = sender.task('purge.step', (value: number) => value + 1);
     const waiting = step.delay(1);

@@ -92,7 +92,7 @@ describe('arguments and results travel through superjson', () => {
 describe('maxMessageSize', () => {
   const t = useApp({ maxMessageSize: 1_024 });
 
-  it('progress() with metadata that cannot travel rejects in the task with a SerializationError naming it', async () => {
+  it('progress() with metadata that cannot travel rejects in the task: a SerializationError naming it', async () => {
     const report = t.app.task('report.bad', async () => {
       try {
         await currentTask().progress({ step: 1, onDone: () => 'code, not data' });

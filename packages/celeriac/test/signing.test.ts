@@ -100,7 +100,7 @@ describe('signed messages (secret)', () => {
         .start();
     }
 
-    it('dead-letters a signed message copied under another id, without running it or touching the original record', async () => {
+    it('dead-letters a signed message copied under another id, unrun, leaving the original record alone', async () => {
       await startWorker();
       const sender = app('right');
       const { message, body } = signed(sender);
@@ -117,7 +117,7 @@ describe('signed messages (secret)', () => {
       expect(await sender.result('copied-id').state()).toBe('PENDING');
     });
 
-    it('dead-letters a signed message that became due longer than signatureMaxAge ago (7 days by default)', async () => {
+    it('dead-letters a signed message due longer than signatureMaxAge ago (7 days by default)', async () => {
       await startWorker();
       const dead = nextDeadLetter(broker);
       const { message, body } = signed(app('right'), (old) => (old.publishedAt = Date.now() - 8 * DAY));
@@ -130,7 +130,7 @@ describe('signed messages (secret)', () => {
       expect(await app('right').result(message.id).state()).toBe('PENDING');
     });
 
-    it('counts the window from the eta: a message sent long ago with a late eta runs; signatureMaxAge is configurable', async () => {
+    it('counts the window from the eta: an old message with a late eta runs; signatureMaxAge can change', async () => {
       await startWorker({ signatureMaxAge: '1h' });
       const sender = app('right');
       const delayed = signed(sender, (message) => {

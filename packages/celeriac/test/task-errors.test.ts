@@ -35,7 +35,7 @@ describe('task failures as the caller sees them', () => {
     await expect(odd.delay()).rejects.toMatchObject({ remote: { name: 'NonError', message: 'just a string' } });
   });
 
-  it('an unknown task name ends as FAILURE with UnknownTaskError and is dead-lettered; the worker keeps serving', async () => {
+  it('an unknown task name ends as FAILURE with UnknownTaskError, dead-lettered; the worker serves on', async () => {
     const add = t.app.task('add', (a: number, b: number) => a + b);
     const worker = await t.startWorker({ concurrency: 1 });
     const unknown = t.app.sendTask('no.such.task', [1]);

@@ -67,7 +67,7 @@ describe('time limits in the inline pool', () => {
     await expect(next.delay()).resolves.toBe('served');
   });
 
-  it('hard limit: synchronous code that returns past its limit fails with TimeLimitExceededError, its result discarded', async () => {
+  it('hard limit: sync code returning past its limit fails with TimeLimitExceededError, result dropped', async () => {
     const busy = t.app.task(
       'busy',
       (ms: number) => {

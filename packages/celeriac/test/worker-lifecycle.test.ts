@@ -30,7 +30,7 @@ describe('worker lifecycle', () => {
     expect(await t.app.broker.stats('default')).toMatchObject({ ready: 1, active: 0 });
   });
 
-  it('close() hands a task that outlives shutdownTimeout back to its queue, aborting its signal, and it runs again later', async () => {
+  it('close() hands a task outliving shutdownTimeout back to its queue, aborting its signal; it reruns', async () => {
     const firstRunStarted = deferred();
     const firstRunStopped = deferred<unknown>();
     let runs = 0;
@@ -102,7 +102,7 @@ describe('worker lifecycle', () => {
     expect(idle.state).toBe('closed');
   });
 
-  it('dead-letters a message whose resultTtl is invalid, with a FAILURE record that says so, and keeps serving', async () => {
+  it('dead-letters a message whose resultTtl is invalid, with a FAILURE record saying so; keeps serving', async () => {
     // Such a message cannot come from app code (the call is checked); a foreign or older sender could
     // send one. Before it was checked on arrival, it failed when its STARTED record was stored.
     t.app.task('slowish', () => new Promise((resolve) => setTimeout(resolve, 40)));

@@ -22,17 +22,22 @@ export function signBeatEntry(entry: StoredBeatEntry, secret: string | undefined
  */
 export function checkBeatEntrySignature(entry: StoredBeatEntry, secret: string | undefined): void {
   if (!secret) return;
-  const remedy = `The scheduler does not fire it. If this app added it before the secret was set or changed, add it again (celeriac beat add or app.beat.add); otherwise someone with write access to the store wrote it: remove it (celeriac beat remove ${JSON.stringify(entry.name)}) and check who can write to Redis.`;
+  const remedy =
+    `The scheduler does not fire it. If this app added it before the secret was set or changed, add it ` +
+    `again (celeriac beat add or app.beat.add); otherwise someone with write access to the store wrote it: remove it ` +
+    `(celeriac beat remove ${JSON.stringify(entry.name)}) and check who can write to Redis.`;
   if (typeof entry.signature !== 'string') {
     throw new CeleriacError(
       'CELERIAC_BAD_SIGNATURE',
-      `The stored beat entry ${JSON.stringify(entry.name)} is not signed, but this app requires signed entries (secret is set). ${remedy}`,
+      `The stored beat entry ${JSON.stringify(entry.name)} is not signed, but this app requires signed entries ` +
+        `(secret is set). ${remedy}`,
     );
   }
   if (!sameMac(entry.signature, hmac(signedText(entry), secret))) {
     throw new CeleriacError(
       'CELERIAC_BAD_SIGNATURE',
-      `The signature of the stored beat entry ${JSON.stringify(entry.name)} does not match; it was forged, changed or signed with another secret. ${remedy}`,
+      `The signature of the stored beat entry ${JSON.stringify(entry.name)} does not match; it was forged, changed ` +
+        `or signed with another secret. ${remedy}`,
     );
   }
 }

@@ -57,7 +57,9 @@ export interface StoredBeatEntry {
   readonly catchUp: CatchUpPolicy;
   /** Epoch ms of the last add or change; slots after it are due. */
   readonly updatedAt: number;
-  /** With the app's `secret`: the HMAC of the fields above (see `signBeatEntry`); unsigned entries are then not fired. */
+  /**
+   * With the app's `secret`: the HMAC of the fields above (see `signBeatEntry`); unsigned entries are then not fired.
+   */
   readonly signature?: string;
 }
 

@@ -113,7 +113,10 @@ export interface BrokerSettings {
  * (`memory://`, one process) and the Redis broker. `@celeriac/core/testing` holds a conformance suite.
  */
 export interface Broker extends Partial<ControlTransport> {
-  /** Stores envelopes (ready or delayed by `eta`), in order; idempotent ones are skipped when their id is still waiting or running. */
+  /**
+   * Stores envelopes (ready or delayed by `eta`), in order; idempotent ones are skipped when their id is still waiting
+   * or running.
+   */
   publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]>;
   /**
    * Leases up to `count` ready messages, taking queues in the given order (earlier queues drain
@@ -181,7 +184,10 @@ export interface Broker extends Partial<ControlTransport> {
    * out (an empty list deletes none). Returns how many went.
    */
   discardDead(queue: string, ids?: readonly string[]): Promise<number>;
-  /** Records a revocation (remembered for `revokeTtl`), tells running workers, and removes the message if it is still waiting. */
+  /**
+   * Records a revocation (remembered for `revokeTtl`), tells running workers, and removes the message if it is still
+   * waiting.
+   */
   revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }>;
   /** The revocations still remembered. */
   listRevoked(): Promise<Revocation[]>;

@@ -212,7 +212,8 @@ export class Codec {
       const className = (object as { constructor?: { name?: string } }).constructor?.name ?? 'anonymous class';
       const fix =
         ArrayBuffer.isView(object) || object instanceof ArrayBuffer
-          ? 'Register a serializer for it with app.registerSerializer(name, { isApplicable, serialize, deserialize }), or pass e.g. a base64 string.'
+          ? 'Register a serializer for it with ' +
+            'app.registerSerializer(name, { isApplicable, serialize, deserialize }), or pass e.g. a base64 string.'
           : `Pass plain data, or register the class with app.registerType(${className}).`;
       return { steps: [], reason: `it is an instance of ${className}, which would arrive as a plain object. ${fix}` };
     }

@@ -63,7 +63,8 @@ export function currentTask(): TaskContext {
   if (!context) {
     throw new CeleriacError(
       'CELERIAC_NO_TASK_CONTEXT',
-      'currentTask() was called outside a running task. Call it from a task function run by a worker (not from a direct call of the handle).',
+      'currentTask() was called outside a running task. Call it from a task function run by a worker (not from a ' +
+        'direct call of the handle).',
     );
   }
   return context;

@@ -39,7 +39,8 @@ export function task(options: TaskDecoratorOptions = {}) {
     if (!reflect.defineMetadata) {
       throw new CeleriacError(
         'CELERIAC_INVALID_OPTION',
-        '@task needs reflect-metadata with experimentalDecorators: add `import "reflect-metadata"` at the top of your entry file.',
+        '@task needs reflect-metadata with experimentalDecorators: add `import "reflect-metadata"` at the top of ' +
+          'your entry file.',
       );
     }
     reflect.defineMetadata(METADATA_KEY, options, target, context);

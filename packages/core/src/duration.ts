@@ -24,7 +24,8 @@ export function toMilliseconds(value: Duration, what = 'duration'): number {
   }
   throw new CeleriacError(
     'CELERIAC_INVALID_DURATION',
-    `Invalid ${what}: ${JSON.stringify(value)}. Use a number of milliseconds (>= 0) or a string like '500ms', '30s', '5m', '1h' or '1d'.`,
+    `Invalid ${what}: ${JSON.stringify(value)}. Use a number of milliseconds (>= 0) or a string like '500ms', '30s', ` +
+      `'5m', '1h' or '1d'.`,
   );
 }
 

@@ -28,7 +28,8 @@ export class ErrorTypes {
     if (taken !== undefined && taken !== cls) {
       throw new CeleriacError(
         'CELERIAC_INVALID_OPTION',
-        `The error name "${name}" is already registered for another class; pass another name: app.registerError(cls, 'name').`,
+        `The error name "${name}" is already registered for another class; pass another name: ` +
+          `app.registerError(cls, 'name').`,
       );
     }
     this.byName.set(name, cls);

@@ -86,7 +86,8 @@ export class TaskFailedError extends CeleriacError {
   ) {
     const label = taskName ? `${taskName}[${taskId}]` : taskId;
     const message = failedStep
-      ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it in the workflow, did not run)`
+      ? `Task ${failedStep.task}[${failedStep.id}] failed: ${remote.name}: ${remote.message} (so ${label}, after it ` +
+        `in the workflow, did not run)`
       : `Task ${label} failed: ${remote.name}: ${remote.message}`;
     super('CELERIAC_TASK_FAILED', message, { cause: cause ?? reviveRemoteError(remote) });
     this.remote = remote;
@@ -130,7 +131,8 @@ export class InvalidMessageError extends CeleriacError {
   constructor(problem: string) {
     super(
       'CELERIAC_INVALID_MESSAGE',
-      `Invalid message: ${problem}. Messages sent through Celeriac's calls are checked when sent; look for a producer that writes to the queue directly.`,
+      `Invalid message: ${problem}. Messages sent through Celeriac's calls are checked when sent; look for a ` +
+        `producer that writes to the queue directly.`,
     );
     this.problem = problem;
   }
@@ -149,7 +151,8 @@ export class RecordsRefusedError extends CeleriacError {
     const detail = first ? `task ${first[0]}: ${first[1].message}` : 'none';
     super(
       'CELERIAC_RECORD_REFUSED',
-      `The result backend refused ${refused.size} record(s) (${detail}); the other records were stored. Check the task's resultTtl and what it stores.`,
+      `The result backend refused ${refused.size} record(s) (${detail}); the other records were stored. Check the ` +
+        `task's resultTtl and what it stores.`,
     );
     this.refused = refused;
   }
@@ -166,7 +169,8 @@ export class UnknownTaskError extends CeleriacError {
   constructor(readonly taskName: string) {
     super(
       'CELERIAC_UNKNOWN_TASK',
-      `No task named "${taskName}" is registered here. Check the name, and that the worker loads the module that defines it.`,
+      `No task named "${taskName}" is registered here. Check the name, and that the worker loads the module that ` +
+        `defines it.`,
     );
   }
 }
@@ -188,7 +192,9 @@ export class TimeLimitExceededError extends CeleriacError {
       'CELERIAC_TIME_LIMIT_EXCEEDED',
       tookMs === undefined
         ? `Hard time limit of ${limitMs} ms exceeded; the task was stopped.`
-        : `Hard time limit of ${limitMs} ms exceeded: the task returned after ${Math.round(tookMs)} ms, and its result was discarded. The inline pool cannot interrupt synchronous code; run such tasks with --pool prefork or fork.`,
+        : `Hard time limit of ${limitMs} ms exceeded: the task returned after ${Math.round(tookMs)} ms, and its ` +
+            `result was discarded. The inline pool cannot interrupt synchronous code; run such tasks with --pool ` +
+            `prefork or fork.`,
     );
   }
 }
@@ -198,7 +204,8 @@ export class MaxRetriesExceededError extends CeleriacError {
   constructor(taskName: string, retries: number) {
     super(
       'CELERIAC_MAX_RETRIES_EXCEEDED',
-      `Task ${taskName} asked to retry, but it already retried ${retries} time(s), its limit. Raise the task's "retries" option to allow more.`,
+      `Task ${taskName} asked to retry, but it already retried ${retries} time(s), its limit. Raise the task's ` +
+        `"retries" option to allow more.`,
     );
   }
 }

@@ -1,5 +1,12 @@
 import { Codec } from '@celeriac/core';
-import { decodeMessage, encodeMessage, envelopeOf, MESSAGE_VERSION, type TaskMessage } from '@celeriac/core/internal';
+import {
+  decodeMessage,
+  encodeMessage,
+  envelopeOf,
+  MESSAGE_VERSION,
+  readCheckedMessage,
+  type TaskMessage,
+} from '@celeriac/core/internal';
 
 const codec = new Codec();
 
@@ -86,5 +93,38 @@ describe('task messages', () => {
       body: 'body',
     });
     expect(envelopeOf(message(), 'body', false)).not.toHaveProperty('eta');
+  });
+
+  describe('readCheckedMessage (a pool child reading what its worker checked)', () => {
+    class Money {
+      constructor(readonly cents: number) {}
+    }
+    const withMoney = new Codec();
+    withMoney.registerClass(Money);
+    const flow = { chain: [{ task: 'next', args: [new Money(1)] }] } as unknown as TaskMessage['flow'];
+
+    it.each([
+      ['unsigned', {}],
+      ['signed', { secret: 's3cret' }],
+    ])(
+      '%s: gives the fields and the arguments, registered types included, and leaves the workflow out',
+      (_, options) => {
+        const original = message({ args: [new Money(250), new Date(0), 3n], headers: { a: 'b' }, parentId: 'p', flow });
+        const text = encodeMessage(withMoney, original, options);
+        const read = readCheckedMessage(withMoney, text);
+        const { flow: _flow, ...rest } = original;
+        expect(read).toEqual(rest);
+        expect(read.args[0]).toBeInstanceOf(Money);
+        expect(read).not.toHaveProperty('flow');
+      },
+    );
+
+    it('fails with CELERIAC_INVALID_MESSAGE when its codec lacks a type the arguments use', () => {
+      // A child that loaded another version of the app module, without app.registerType(Money).
+      const text = encodeMessage(withMoney, message({ args: [new Money(1)] }));
+      expect(() => readCheckedMessage(codec, text)).toThrow(
+        expect.objectContaining({ code: 'CELERIAC_INVALID_MESSAGE', message: expect.stringContaining('Money') }),
+      );
+    });
   });
 });

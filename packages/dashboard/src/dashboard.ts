@@ -58,7 +58,8 @@ export function createDashboard(app: DashboardApp, options: DashboardOptions = {
       if (!isLoopback(host) && !protects && !insecure)
         throw new CeleriacError(
           'CELERIAC_INVALID_OPTION',
-          `The dashboard would listen on ${host} without authentication. Give basicAuth or token (--basic-auth, --token), ` +
+          `The dashboard would listen on ${host} without authentication. ` +
+            'Give basicAuth or token (--basic-auth, --token), ' +
             'or insecure: true (--insecure) when only trusted machines can reach it.',
         );
       const server = createServer(handler);

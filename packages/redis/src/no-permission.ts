@@ -21,7 +21,8 @@ export function noPermission(error: unknown, action: string): CeleriacError {
     'CELERIAC_NO_PERMISSION',
     `Could not ${action}: the Redis user's ACL does not allow it (${message}). ` +
       'Redis 7 gives ACL users no pub/sub channels unless granted (acl-pubsub-default resetchannels). ' +
-      "Workers, senders and beat need the keys and the channels of the app's prefix: ACL SETUSER <user> ~<prefix>:* &<prefix>:* +@all " +
+      "Workers, senders and beat need the keys and the channels of the app's prefix: ACL SETUSER <user> ~<prefix>:* " +
+      '&<prefix>:* +@all ' +
       '(&* allows every channel). docs/redis.md ("ACL users") lists the channels each one uses.',
     { cause: error },
   );

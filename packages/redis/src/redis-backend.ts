@@ -326,7 +326,8 @@ function checkTtl(entry: StoreEntry): void {
   if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0 || ttl > MAX_RESULT_TTL_MS) {
     throw new CeleriacError(
       'CELERIAC_INVALID_OPTION',
-      `The record of task ${entry.record.id} has a TTL of ${String(ttl)} ms; Redis keeps records for 1 to ${MAX_RESULT_TTL_MS} ms.`,
+      `The record of task ${entry.record.id} has a TTL of ${String(ttl)} ms; Redis keeps records for 1 to ` +
+        `${MAX_RESULT_TTL_MS} ms.`,
     );
   }
 }

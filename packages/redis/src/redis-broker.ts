@@ -125,7 +125,10 @@ export class RedisBroker implements Broker {
     return this.waitLoop(queues, count, signal);
   }
 
-  /** Sleeps until a wake-up marker, the next due time or the signal; with `count`, reserves from the first queue on waking. */
+  /**
+   * Sleeps until a wake-up marker, the next due time or the signal; with `count`, reserves from the first queue on
+   * waking.
+   */
   private async waitLoop(queues: readonly string[], count: number, signal: AbortSignal): Promise<Delivery[]> {
     if (signal.aborted || this.closed) return [];
     // A reserve that just found nothing already told the next due time; a message published since

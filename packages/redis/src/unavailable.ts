@@ -9,7 +9,10 @@ export interface ConnectionFacts {
   readonly lastError: Error | undefined;
 }
 
-/** Wraps connection failures in BrokerUnavailableError and ACL refusals in `CELERIAC_NO_PERMISSION`; passes other errors through. */
+/**
+ * Wraps connection failures in BrokerUnavailableError and ACL refusals in `CELERIAC_NO_PERMISSION`; passes other errors
+ * through.
+ */
 export function unavailable(error: unknown, action: string, connection: ConnectionFacts): unknown {
   if (error instanceof CeleriacError) return error;
   if (isNoPermission(error)) return noPermission(error, action);
@@ -21,7 +24,8 @@ export function unavailable(error: unknown, action: string, connection: Connecti
   // ioredis's "max retries per request" says nothing about why: the socket's last error does.
   const socketError = retriesUsed ? connection.lastError : undefined;
   return new BrokerUnavailableError(
-    `Could not ${action}: Redis at ${redactUrl(connection.url)} is unreachable (${socketError?.message ?? message}). Check that Redis runs and that the broker URL is right.`,
+    `Could not ${action}: Redis at ${redactUrl(connection.url)} is unreachable (${socketError?.message ?? message}). ` +
+      `Check that Redis runs and that the broker URL is right.`,
     { cause: socketError ?? error },
   );
 }

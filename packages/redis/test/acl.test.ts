@@ -46,7 +46,7 @@ describe('Redis ACL users', () => {
     return { app, echo };
   }
 
-  it('without channels, a worker, a sender awaiting its result and beat fail with an error naming the ACL rules', async () => {
+  it('without channels, a worker, a sender awaiting its result and beat fail, naming the ACL rules', async () => {
     const rule = expect.stringContaining('ACL SETUSER <user> ~<prefix>:* &<prefix>:* +@all');
     const { app, echo } = appAsUser();
     await expect(app.worker({ pool: 'inline', concurrency: 1, logger: quiet }).start()).rejects.toMatchObject({

@@ -94,7 +94,7 @@ describe('revocations written straight into Redis', () => {
   beforeEach(() => (fixture = new RedisFixture('bad-revocations')));
   afterEach(() => fixture.cleanup());
 
-  it('a worker starts past a stored revocation that does not parse, still refuses its task, and ignores a malformed announcement', async () => {
+  it('a worker starts past an unparsable stored revocation, refuses its task, ignores a bad announcement', async () => {
     const app = fixture.app();
     const keys = new KeySpace(fixture.prefix);
     const redis = fixture.redis();
@@ -115,7 +115,7 @@ describe('dead letters written straight into Redis', () => {
   beforeEach(() => (fixture = new RedisFixture('bad-dead-info')));
   afterEach(() => fixture.cleanup());
 
-  it('are listed with what can be read of them, and stay dead, instead of failing the listing or the requeue', async () => {
+  it('are listed with what can be read of them and stay dead, not failing the listing or the requeue', async () => {
     const app = fixture.app();
     const keys = new KeySpace(fixture.prefix).queue('default');
     const redis = fixture.redis();

@@ -33,7 +33,7 @@ describe('leases on Redis', () => {
     await expect(app.broker.stats('default')).resolves.toMatchObject({ ready: 0, delayed: 1, active: 0 });
   });
 
-  it('dead-letters a task delivered maxDeliveries times, fails it with WorkerLostError, and can requeue it', async () => {
+  it('dead-letters a task delivered maxDeliveries times, fails it with WorkerLostError; can requeue it', async () => {
     const app = fixture.app({ visibilityTimeout: '1s', maxDeliveries: 2 });
     const echo = app.task('lease.echo', (value: string) => value);
     const result = echo.delay('back');

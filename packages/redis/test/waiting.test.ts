@@ -15,7 +15,7 @@ describe('waiting on Redis', () => {
     await expect(late.get({ timeout: 5_000 })).resolves.toBe(4);
   });
 
-  it('a second wait on a finished task (same handle, or after another waiter took the notice) gets the result', async () => {
+  it('a second wait on a finished task (same handle, or after another waiter took the notice) gets it', async () => {
     const app = fixture.app();
     const add = app.task('waiting.add', (a: number, b: number) => a + b);
     await app.worker({ concurrency: 1 }).start();

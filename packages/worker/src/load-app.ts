@@ -19,7 +19,8 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
   if (!existsSync(path)) {
     throw new CeleriacError(
       'CELERIAC_APP_MODULE',
-      `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ./dist/tasks.js.`,
+      `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ` +
+        `./dist/tasks.js.`,
     );
   }
   if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) registerTypeScript(cwd, path);

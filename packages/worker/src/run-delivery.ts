@@ -69,7 +69,8 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     if (app.options.secret === undefined) {
       const error = new CeleriacError(
         'CELERIAC_MESSAGE_TOO_LARGE',
-        `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was not run.`,
+        `The message is ${tooLarge} bytes, over the worker's maxMessageSize of ${app.options.maxMessageSize}; it was ` +
+          `not run.`,
       );
       await run.settler.store(
         entryFor(run, undefined, record(delivery.id, 'FAILURE', { error: toRemoteError(error) })),
@@ -385,7 +386,8 @@ export async function handBackRunning(run: RunContext, delivery: Delivery): Prom
   const max = run.app.options.maxDeliveries;
   const error = toRemoteError(
     new WorkerLostError(
-      `Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} (maxDeliveries).`,
+      `Task ${delivery.id} was dead-lettered: it was ${why}, on delivery ${delivery.deliveries} of at most ${max} ` +
+        `(maxDeliveries).`,
     ),
   );
   run.logger.error({ id: delivery.id, task: message?.task, state: 'FAILURE' }, error.message);

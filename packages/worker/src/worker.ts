@@ -193,7 +193,12 @@ export class Worker implements Closeable {
       released: (id) => this.release(id),
       acquire: (id, stop) => this.acquire(id, stop),
     };
-    await this.runner.start();
+    try {
+      await this.runner.start();
+    } catch (error) {
+      await this.abandonStart();
+      throw error;
+    }
     await this.revocations.start();
     this.leases.start();
     const started = Date.now();
@@ -239,6 +244,17 @@ export class Worker implements Closeable {
     });
     this.metricsServer = await startMetricsServer(registry, host, port);
     this.options.logger.info({ metrics: this.metricsServer.url }, `Metrics at ${this.metricsServer.url}`);
+  }
+
+  /**
+   * The runner could not start (a pool child could not load the app): stop the children that did,
+   * and the respawns of those that did not, and end closed; nothing was reserved yet.
+   */
+  private async abandonStart(): Promise<void> {
+    this.stateValue = 'closed';
+    this.closing = Promise.resolve();
+    await this.runner.close({ force: true }).catch(() => undefined);
+    this.untrack?.();
   }
 
   /**

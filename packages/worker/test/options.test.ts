@@ -1,4 +1,4 @@
-import { resolveWorkerOptions } from '@celeriac/worker';
+import { resolveWorkerOptions } from '../src/options';
 
 describe('resolveWorkerOptions', () => {
   it('defaults to the app queue, inline pool, one task per CPU and a 30 s shutdown timeout', () => {

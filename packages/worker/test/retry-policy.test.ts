@@ -1,6 +1,6 @@
 import { MaxRetriesExceededError, type TaskOptions } from '@celeriac/core';
 import { RetryRequest } from '@celeriac/core/internal';
-import { backoffDelay, decideRetry, type RetryInput } from '@celeriac/worker';
+import { backoffDelay, decideRetry, type RetryInput } from '../src/retry-policy';
 
 describe('backoffDelay', () => {
   const delays = (options: TaskOptions, attempts: number, random?: () => number) =>

@@ -22,7 +22,8 @@ class AtSchedule implements Schedule {
   validate(): void {
     if (!Number.isFinite(this.time))
       throw invalidSchedule(
-        `at() got an invalid date: ${JSON.stringify(this.given)}. Use a Date, epoch milliseconds or an ISO 8601 string.`,
+        `at() got an invalid date: ${JSON.stringify(this.given)}. Use a Date, epoch milliseconds or an ISO 8601 ` +
+          `string.`,
       );
   }
 

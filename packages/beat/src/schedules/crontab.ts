@@ -95,12 +95,14 @@ class CronSchedule implements Schedule {
     const fields = expression.split(/\s+/).length;
     if (!expression.startsWith('@') && (fields < 5 || fields > 6)) {
       return invalidSchedule(
-        `Invalid cron expression "${expression}": it has ${fields} fields; use 5 (minute hour day-of-month month day-of-week) or 6 (seconds first).`,
+        `Invalid cron expression "${expression}": it has ${fields} fields; use 5 (minute hour day-of-month month ` +
+          `day-of-week) or 6 (seconds first).`,
       );
     }
     if (tz !== undefined && !isTimeZone(tz)) {
       return invalidSchedule(
-        `Unknown time zone "${tz}" for cron expression "${expression}". Use an IANA name such as 'Asia/Shanghai', 'Europe/Berlin' or 'UTC'.`,
+        `Unknown time zone "${tz}" for cron expression "${expression}". Use an IANA name such as 'Asia/Shanghai', ` +
+          `'Europe/Berlin' or 'UTC'.`,
       );
     }
     try {

@@ -27,7 +27,8 @@ export function scheduleFromSpec(spec: ScheduleSpec): Schedule {
   }
   if (!schedule)
     throw invalidSchedule(
-      `Not a schedule: ${JSON.stringify(spec)}. Expected { kind: 'crontab', expression, tz? }, { kind: 'every', every, anchor? } or { kind: 'at', at }.`,
+      `Not a schedule: ${JSON.stringify(spec)}. Expected { kind: 'crontab', expression, tz? }, { kind: 'every', ` +
+        `every, anchor? } or { kind: 'at', at }.`,
     );
   schedule.validate();
   return schedule;

@@ -74,7 +74,10 @@ export interface FakeBeat {
   start(options?: SchedulerOptions & { store?: BeatStore }): Promise<Scheduler>;
   /** A started scheduler (lease 3 s unless given) that breaks at one send: see {@link FragileOptions}. */
   startFragile(options: FragileOptions): Promise<FragileScheduler>;
-  /** Acts as a worker: takes every waiting task of the queue, stores a SUCCESS record of it and acks it; returns their ids. */
+  /**
+   * Acts as a worker: takes every waiting task of the queue, stores a SUCCESS record of it and acks it; returns their
+   * ids.
+   */
   runQueued(queue?: string): Promise<string[]>;
   /** Moves the clock, letting every scheduler finish what each timer started. */
   advance(ms: number): Promise<void>;

@@ -16,7 +16,8 @@ export function loadBeatAppOrExit(specifier: string, logger: Logger): BeatApp {
   if (typeof app.beat?.scheduler !== 'function') {
     logger.fatal(
       { module: specifier },
-      `The app in ${specifier} has no periodic tasks support (app.beat). Create it with \`new Celeriac(...)\` from the 'celeriac' package.`,
+      `The app in ${specifier} has no periodic tasks support (app.beat). Create it with \`new Celeriac(...)\` from ` +
+        `the 'celeriac' package.`,
     );
     process.exit(2);
   }

@@ -22,7 +22,8 @@ interface BeatFlags {
 export function beatCommand(): Command {
   return new Command('beat')
     .description(
-      "Fire the app's periodic tasks (run two or more for high availability), or list, add and remove entries at run time.",
+      "Fire the app's periodic tasks (run two or more for high availability), or list, add and remove entries at run " +
+        'time.',
     )
     .addCommand(runCommand(), { isDefault: true })
     .addCommand(listEntriesCommand())
@@ -33,7 +34,8 @@ export function beatCommand(): Command {
 function runCommand(): Command {
   return new Command('run')
     .description(
-      'Fire the periodic tasks until stopped (the default: `celeriac beat -A ./dist/tasks.js`); SIGTERM/SIGINT give the lease up.',
+      'Fire the periodic tasks until stopped (the default: `celeriac beat -A ./dist/tasks.js`); SIGTERM/SIGINT give ' +
+        'the lease up.',
     )
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app and its schedule')
     .addOption(

@@ -130,7 +130,8 @@ function assertRegistered(app: BeatApp, flags: AddFlags): void {
         : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',
-    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${listed}). Check the name, or pass --force when only the workers' app registers it.`,
+    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${listed}). Check the name, or ` +
+      `pass --force when only the workers' app registers it.`,
   );
 }
 

@@ -29,7 +29,8 @@ interface DashboardFlags {
 export function dashboardCommand(): Command {
   return new Command('dashboard')
     .description(
-      'Serve the web dashboard: workers, queues, tasks, failed tasks, dead letters and beat, live; with actions unless --read-only.',
+      'Serve the web dashboard: workers, queues, tasks, failed tasks, dead letters and beat, live; ' +
+        'with actions unless --read-only.',
     )
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .option('--port <n>', 'the TCP port', wholeNumber, 5555)

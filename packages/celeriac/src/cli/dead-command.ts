@@ -5,7 +5,7 @@
  */
 import type { DeadLetter } from '@celeriac/core';
 import { runtimeOf } from '@celeriac/core/internal';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';

@@ -92,9 +92,15 @@ function describe(event: StoredEvent): string {
   const where = event.hostname ? ` on ${event.hostname}` : '';
   switch (event.type) {
     case 'worker-online':
-      return `${event.hostname} pid=${event.pid} pool=${event.pool} concurrency=${event.concurrency} queues=${event.queues.join(',')}`;
+      return (
+        `${event.hostname} pid=${event.pid} pool=${event.pool} concurrency=${event.concurrency} ` +
+        `queues=${event.queues.join(',')}`
+      );
     case 'worker-heartbeat':
-      return `${event.hostname} pid=${event.pid} active=${event.active} processed=${event.processed} load=${event.load.map((n) => n.toFixed(2)).join(',')} rss=${Math.round(event.rss / 1_048_576)}MiB`;
+      return (
+        `${event.hostname} pid=${event.pid} active=${event.active} processed=${event.processed} ` +
+        `load=${event.load.map((n) => n.toFixed(2)).join(',')} rss=${Math.round(event.rss / 1_048_576)}MiB`
+      );
     case 'worker-offline':
       return `${event.hostname} pid=${event.pid} processed=${event.processed}`;
     default: {
@@ -103,9 +109,15 @@ function describe(event: StoredEvent): string {
         case 'task-succeeded':
           return `${head} runtime=${event.runtime}ms${event.result !== undefined ? ` result=${event.result}` : ''}`;
         case 'task-failed':
-          return `${head}${event.runtime !== undefined ? ` runtime=${event.runtime}ms` : ''} ${event.error.name}: ${event.error.message}`;
+          return (
+            `${head}${event.runtime !== undefined ? ` runtime=${event.runtime}ms` : ''} ${event.error.name}: ` +
+            `${event.error.message}`
+          );
         case 'task-retried':
-          return `${head} retry ${(event.retries ?? 0) + 1} in ${event.delay}ms ${event.error.name}: ${event.error.message}`;
+          return (
+            `${head} retry ${(event.retries ?? 0) + 1} in ${event.delay}ms ${event.error.name}: ` +
+            `${event.error.message}`
+          );
         case 'task-revoked':
         case 'task-rejected':
           return `${head} reason=${event.reason}`;

@@ -5,7 +5,7 @@
  */
 import type { FailedTask } from '@celeriac/core';
 import { runtimeOf } from '@celeriac/core/internal';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
@@ -91,7 +91,8 @@ function showCommand(): Command {
         const task = await app.failed.show(id, queueOf(flags));
         if (!task)
           throw new Error(
-            `No failed task ${id}${flags.queue ? ` in ${flags.queue}` : ''} (it may have been retried, discarded, or kept past failedTtl).`,
+            `No failed task ${id}${flags.queue ? ` in ${flags.queue}` : ''} (it may have been retried, discarded, or ` +
+              `kept past failedTtl).`,
           );
         const message = runtimeOf(app).decodeOrUndefined(task.body);
         const details = { ...summary(task), args: message?.args, retries: message?.retries, stack: task.error.stack };
@@ -130,7 +131,8 @@ function changeCommand(
         else console.log(`${done} ${count} failed task(s).`);
         if (!flags.all && count < ids.length) {
           console.error(
-            `${ids.length - count} of the ids given were not in the failed-task registry${flags.queue ? ` of ${flags.queue}` : ''}.`,
+            `${ids.length - count} of the ids given were not in the failed-task ` +
+              `registry${flags.queue ? ` of ${flags.queue}` : ''}.`,
           );
           process.exitCode = 1;
         }

@@ -3,7 +3,7 @@
  * `--worker` names) and print what each answered within `--timeout`.
  */
 import type { ControlOptions, ControlReply, HeldTask, InspectWhat } from '@celeriac/core';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import { Argument, Command } from 'commander';
 import { ago, answered, byHost, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
 import { formatTable } from './table';
@@ -20,7 +20,8 @@ type ControlWhat = (typeof CONTROL)[number];
 export function inspectCommand(): Command {
   return withTarget(new Command('inspect'))
     .description(
-      'Ask live workers what they hold now: running (active), prefetched (reserved) or ETA (scheduled) tasks, task names (registered), counters (stats).',
+      'Ask live workers what they hold now: running (active), prefetched (reserved) or ETA (scheduled) tasks, task ' +
+        'names (registered), counters (stats).',
     )
     .addArgument(new Argument('<what>', 'what to ask').choices(INSPECT))
     .action((what: InspectWhat, flags: TargetFlags) =>
@@ -36,7 +37,8 @@ export function inspectCommand(): Command {
 export function controlCommand(): Command {
   return withTarget(new Command('control'))
     .description(
-      'Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / cancel-consumer QUEUE.',
+      'Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / ' +
+        'cancel-consumer QUEUE.',
     )
     .addArgument(new Argument('<command>', 'what to do').choices(CONTROL))
     .argument('[argument]', 'the count (pool-grow, pool-shrink) or the queue (add-consumer, cancel-consumer)')
@@ -60,7 +62,8 @@ function send(
   const needs = (what: string): string => {
     if (argument === undefined || argument === '')
       throw new Error(
-        `control ${command} needs ${what}, e.g. celeriac control ${command} ${what === 'a count' ? '2' : 'reports'} -A app.`,
+        `control ${command} needs ${what}, e.g. celeriac control ${command} ${what === 'a count' ? '2' : 'reports'} ` +
+          `-A app.`,
       );
     return argument;
   };

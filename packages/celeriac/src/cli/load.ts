@@ -1,6 +1,6 @@
 /** Loads the `-A` module for a command, or ends the process with a clear message. */
 import { CeleriacError } from '@celeriac/core';
-import { loadAppModule, type LoadedApp } from '@celeriac/worker';
+import { loadAppModule, type LoadedApp } from '@celeriac/worker/internal';
 import type { Logger } from 'pino';
 
 /** The app of `-A`; on failure logs why and exits with code 2. */

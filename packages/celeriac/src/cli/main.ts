@@ -15,7 +15,8 @@ import { workerCommand } from './worker-command';
 
 const program = new Command('celeriac')
   .description(
-    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, tend queues and dead letters, and serve the web dashboard.',
+    'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, tend ' +
+      'queues and dead letters, and serve the web dashboard.',
   )
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json lies outside the compiled sources
   .version((require('../../package.json') as { version: string }).version)

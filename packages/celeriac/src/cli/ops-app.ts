@@ -1,6 +1,6 @@
 /** What the operator commands (status, inspect, control, queue, result, revoke, call) share. */
 import { CeleriacError, type ControlReply } from '@celeriac/core';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import type { Command } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
@@ -33,7 +33,8 @@ export function answered(replies: ControlReply[], timeout: number, destination?:
   const who = destination === undefined ? 'No worker' : `Worker ${destination}`;
   throw new CeleriacError(
     'CELERIAC_NO_REPLY',
-    `${who} answered within ${timeout} ms. Check that workers run against the same broker and prefix (celeriac status), or raise --timeout.`,
+    `${who} answered within ${timeout} ms. Check that workers run against the same broker and prefix (celeriac ` +
+      `status), or raise --timeout.`,
   );
 }
 

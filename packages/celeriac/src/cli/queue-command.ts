@@ -32,7 +32,8 @@ export function queueCommand(): Command {
     .addCommand(
       withOpsOptions(new Command('purge'))
         .description(
-          'Remove every waiting and delayed task of a queue (running ones finish); each is recorded as REVOKED (purged).',
+          'Remove every waiting and delayed task of a queue (running ones finish); each is recorded as REVOKED ' +
+            '(purged).',
         )
         .argument('<queue>', 'the queue')
         .option('--yes', 'really purge (required)')

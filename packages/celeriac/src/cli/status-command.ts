@@ -19,7 +19,8 @@ interface WorkerStats {
 export function statusCommand(): Command {
   return withOpsOptions(new Command('status'))
     .description(
-      "Show the live workers (hostname, pid, pool, concurrency, queues, uptime, tasks done, last heartbeat) and every queue's counts.",
+      'Show the live workers (hostname, pid, pool, concurrency, queues, uptime, tasks done, last heartbeat) and ' +
+        "every queue's counts.",
     )
     .action((flags: OpsFlags) =>
       withOpsApp(flags, 'status', async (app) => {

@@ -4,7 +4,7 @@
  * trailing argument (an object), for tasks written to take an options object last.
  */
 import type { TaskRecord, TerminateSignal } from '@celeriac/core';
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command, Option } from 'commander';
 import { jsonFlag, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
 

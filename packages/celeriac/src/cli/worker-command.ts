@@ -5,7 +5,8 @@
  */
 import { Command, Option } from 'commander';
 import { runtimeOf } from '@celeriac/core/internal';
-import { Worker, type LoadedApp, type PoolKind, type WorkerOptions } from '@celeriac/worker';
+import { Worker, type PoolKind, type WorkerOptions } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import type { Logger } from 'pino';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
 import { loadAppOrExit } from './load';

@@ -65,7 +65,10 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
   const e2e = useE2e('e2e-canvas');
   const TIMEOUT = { timeout: 20_000 };
 
-  /** Starts `count` workers (prefork, two children each unless `args` say otherwise), ready, and a client app; `worker` is the first. */
+  /**
+   * Starts `count` workers (prefork, two children each unless `args` say otherwise), ready, and a client app; `worker`
+   * is the first.
+   */
   async function setUp(count: number, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) {
     const { fixture, workers } = e2e();
     const started = Array.from({ length: count }, () => workers.start(options.args ?? ['-c', '2'], options.env));
@@ -149,7 +152,7 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
   });
 
   describe('failures and callbacks', () => {
-    it('a failed chain step rejects the chain with its error, calls the errback, and later steps never run', async () => {
+    it('a failed chain step rejects the chain with its error, calls the errback; later steps never run', async () => {
       const { fixture, client, worker } = await setUp(1);
       const errbackId = randomUUID();
       const flow = chain(
@@ -190,7 +193,7 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       expect(ran(worker, errbackId)).toBe(false);
     });
 
-    it('a step whose result is too large for the next message fails the rest of the workflow at once, with the reason', async () => {
+    it('a step whose result is too large for the next message fails the rest of the workflow, with why', async () => {
       const { fixture, client, worker } = await setUp(1);
       // Each result fits in a record, but not in the message of the step it feeds (maxMessageSize is 1 MiB).
       const chained = chain(
@@ -243,7 +246,7 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 0, active: 0, dead: 0 });
     });
 
-    it('link runs with the result; linkError runs with (taskId, error); neither runs on the other outcome', async () => {
+    it('link runs with the result; linkError with (taskId, error); neither runs on the other outcome', async () => {
       const { fixture, client, worker } = await setUp(1);
       const ids = {
         link: randomUUID(),
@@ -274,7 +277,7 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
       for (const id of [ids.unusedLink, ids.unusedLinkError]) expect(ran(worker, id)).toBe(false);
     });
 
-    it('dependsOn: a task waits (without a slot) for a slow dependency, and fails with DependencyFailedError when one fails', async () => {
+    it('dependsOn: a task waits slotless for a slow dependency; DependencyFailedError if one fails', async () => {
       // One slot: the dependent, sent first, must give it up for its dependency to run.
       const { fixture, client, worker } = await setUp(1, { args: ['-c', '1'] });
       const slowId = randomUUID();

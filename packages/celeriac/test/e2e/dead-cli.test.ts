@@ -14,7 +14,7 @@ describe('celeriac dead list | requeue | discard', () => {
     return results.map((result) => result.id);
   }
 
-  it('lists dead letters with their task and reason, requeues chosen ones, and discards the rest with --all', async () => {
+  it('lists dead letters with task and reason, requeues chosen ones, and discards the rest with --all', async () => {
     const { fixture } = e2e();
     const [first, second, third] = await deadLetters(3);
     const cli = (...args: string[]) => runCli(['dead', ...args, '-A', FIXTURE_APP], fixture.prefix);

@@ -41,7 +41,14 @@ describe('the examples', () => {
     [
       'operations',
       'examples/operations/dist/run-demo.js',
-      /orders\.ship after the retry: order A-1001 shipped[\s\S]*No failed tasks\.[\s\S]*celeriac_task_retries_total\{task="orders\.ship",queue="default"\} 1[\s\S]*celeriac_queue_tasks\{queue="default",state="failed"\} 0/,
+      new RegExp(
+        [
+          /orders\.ship after the retry: order A-1001 shipped/.source,
+          /No failed tasks\./.source,
+          /celeriac_task_retries_total\{task="orders\.ship",queue="default"\} 1/.source,
+          /celeriac_queue_tasks\{queue="default",state="failed"\} 0/.source,
+        ].join('[\\s\\S]*'),
+      ),
     ],
   ])(
     '%s runs to the end',

@@ -50,7 +50,7 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
     }
   });
 
-  it('SIGTERM to npx drains the worker: the running task finishes, a waiting one stays queued, and no process is left', async () => {
+  it('SIGTERM to npx drains the worker: the running task finishes, a waiting one stays queued, none left', async () => {
     const { fixture, workers } = e2e();
     const npx = workers.spawn(
       'worker',

@@ -91,7 +91,7 @@ describe('operations: inspect, control, queue, call', () => {
     await expect(held.get(TIMEOUT)).resolves.toBe(3);
   }, 60_000);
 
-  it('pool-grow raises concurrency, cancel-consumer stops reserving from a queue, shutdown stops a worker gracefully', async () => {
+  it('pool-grow raises concurrency, cancel-consumer stops reserving a queue, shutdown drains a worker', async () => {
     const client = e2e().fixture.app();
     const w = await worker('w-ctl', ['-Q', 'default,extra']);
     // A prefork worker answers once its new children are up: allow for that.

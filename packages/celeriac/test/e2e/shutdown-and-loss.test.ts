@@ -103,7 +103,7 @@ describe('celeriac worker: shutdown and lost workers', () => {
     }
   }, 60_000);
 
-  it('on SIGTERM, hands back a job queued behind a task that outlasts the take-back, and the child never runs it', async () => {
+  it('on SIGTERM, hands back a job queued behind a task outlasting the take-back; its child never runs', async () => {
     const { fixture, workers } = e2e();
     await withTally(async (env, tallied) => {
       await withFileGate(async (gate, open) => {

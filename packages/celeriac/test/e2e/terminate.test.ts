@@ -10,7 +10,8 @@ describe('celeriac worker: revoke with terminate', () => {
     ['fork', {}],
     ['prefork', { signal: 'SIGKILL', grace: 0 }],
   ] as Array<[string, RevokeOptions]>)(
-    '--pool %s %j: kills the child of a task that never yields; it ends REVOKED, the child is replaced and the next task runs',
+    '--pool %s %j: kills the child of a task that never yields; it ends REVOKED, the child is replaced and the next ' +
+      'task runs',
     async (pool, options) => {
       const { fixture, workers } = e2e();
       const worker = workers.start(['-c', '1', '--pool', pool]);

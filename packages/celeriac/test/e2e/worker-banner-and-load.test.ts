@@ -7,7 +7,7 @@ const THROWS_ON_LOAD = join(__dirname, 'fixtures/throws-on-load.js');
 describe('celeriac worker: what it tells at start', () => {
   const e2e = useE2e('e2e-banner');
 
-  it('logs, when ready, the broker (password hidden), the prefix, queues, pool, concurrency and task names', async () => {
+  it('logs, when ready, the broker (password hidden), prefix, queues, pool, concurrency and task names', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'prefork', '-Q', 'default,reports'], {
       REDIS_URL: 'redis://:hunter2@127.0.0.1:6379/0',

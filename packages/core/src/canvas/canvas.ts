@@ -137,7 +137,8 @@ function senderOf(pieces: readonly Composable[], what: string): CanvasSender {
   if (!first)
     throw new CeleriacError(
       'CELERIAC_INVALID_CANVAS',
-      `${what}() needs at least one signature, e.g. ${what === 'chain' ? 'chain(add.s(2, 2), add.s(4))' : 'group([add.s(1, 1)])'}.`,
+      `${what}() needs at least one signature, e.g. ` +
+        `${what === 'chain' ? 'chain(add.s(2, 2), add.s(4))' : 'group([add.s(1, 1)])'}.`,
     );
   return first.sender;
 }

@@ -112,7 +112,8 @@ async function memberSucceeded(context: FlowContext, message: TaskMessage, membe
   const missing = records.findIndex((record) => record?.state !== 'SUCCESS');
   if (missing >= 0) {
     const error = new ChordError(
-      `Chord ${member.group} cannot run its callback: the result of member ${missing} (${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`,
+      `Chord ${member.group} cannot run its callback: the result of member ${missing} ` +
+        `(${memberId(member.group, missing)}) is ${records[missing]?.state ?? 'gone (expired or forgotten)'}.`,
     );
     return settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
   }
@@ -179,12 +180,15 @@ async function failChord(
   if (await bodyStarted(context, member)) return;
   const cause = failure.error ? `${failure.error.name}: ${failure.error.message}` : (failure.reason ?? failure.state);
   const error = new ChordError(
-    `Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} (${cause}); the callback does not run.`,
+    `Chord ${member.group} failed: member ${member.index}, ${message.task}[${message.id}], ended ${failure.state} ` +
+      `(${cause}); the callback does not run.`,
   );
   await settleContinuation(context, message, member.body, { state: 'FAILURE', error: toRemoteError(error) });
 }
 
-/** Fails every step of a continuation that will not run, calls its first step's errbacks, and fails the enclosing chord. */
+/**
+ * Fails every step of a continuation that will not run, calls its first step's errbacks, and fails the enclosing chord.
+ */
 async function settleContinuation(
   context: FlowContext,
   message: TaskMessage,

@@ -31,7 +31,8 @@ function freezeNode(node: CanvasNode, resultId: string | undefined): CanvasNode 
     case 'group': {
       if (resultId !== undefined) {
         throw invalid(
-          'A group cannot be the result of a group member (a group in a group, or a chain ending in a group inside a group). Add a step after it, e.g. chord(inner, collect.s()).',
+          'A group cannot be the result of a group member (a group in a group, or a chain ending in a group inside a ' +
+            'group). Add a step after it, e.g. chord(inner, collect.s()).',
         );
       }
       if (node.members.length === 0) throw invalid('A group needs at least one member.');

@@ -56,7 +56,10 @@ export type ControlHandler = (request: ControlRequest) => Promise<ControlReply |
 export interface ControlTransport {
   /** Sends `request` to every listening worker and resolves with the replies that came within the timeout. */
   broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]>;
-  /** Calls `handler` for every request from now on; a reply it returns goes back to the sender. Returns an unsubscribe function. */
+  /**
+   * Calls `handler` for every request from now on; a reply it returns goes back to the sender. Returns an unsubscribe
+   * function.
+   */
   onControl(handler: ControlHandler): Promise<() => Promise<void>>;
   /** Stops workers reserving from `queue` until `resumeQueue`; publishing still works. Persistent. */
   pauseQueue(queue: string): Promise<void>;

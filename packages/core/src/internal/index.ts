@@ -27,6 +27,7 @@ export {
   encodeMessage,
   envelopeOf,
   MESSAGE_VERSION,
+  readCheckedMessage,
   type MessageCodecOptions,
   type TaskMessage,
 } from '../message';

@@ -33,7 +33,8 @@ export function checkReplayWindow(message: Signed, check: DeliveryCheck): void {
   if (message.id !== check.id) {
     throw new CeleriacError(
       'CELERIAC_BAD_SIGNATURE',
-      `The message was signed for task id ${message.id} but is stored as ${check.id}: it is a copy of another task's message (a replay), not a call of this app.`,
+      `The message was signed for task id ${message.id} but is stored as ${check.id}: it is a copy of another task's ` +
+        `message (a replay), not a call of this app.`,
     );
   }
   const due = Math.max(message.publishedAt ?? 0, message.eta ?? 0);
@@ -41,7 +42,9 @@ export function checkReplayWindow(message: Signed, check: DeliveryCheck): void {
   if (age > check.maxAge) {
     throw new CeleriacError(
       'CELERIAC_SIGNATURE_EXPIRED',
-      `The signed message of ${message.task}[${message.id}] became due ${Math.round(age / 1000)} s ago, beyond signatureMaxAge (${Math.round(check.maxAge / 1000)} s): it may be a replay, so it is not run. Send the task again, or raise signatureMaxAge when queues legitimately wait this long.`,
+      `The signed message of ${message.task}[${message.id}] became due ${Math.round(age / 1000)} s ago, beyond ` +
+        `signatureMaxAge (${Math.round(check.maxAge / 1000)} s): it may be a replay, so it is not run. Send the task ` +
+        `again, or raise signatureMaxAge when queues legitimately wait this long.`,
     );
   }
 }

@@ -369,6 +369,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
 export function unsupportedUrl(url: URL, what: string, schemes: readonly string[]): CeleriacError {
   return new CeleriacError(
     'CELERIAC_UNSUPPORTED_URL',
-    `The ${what} URL scheme "${url.protocol}" is not supported here (supported: ${schemes.join(', ')}). Import Celeriac from the 'celeriac' package for Redis.`,
+    `The ${what} URL scheme "${url.protocol}" is not supported here (supported: ${schemes.join(', ')}). Import ` +
+      `Celeriac from the 'celeriac' package for Redis.`,
   );
 }

@@ -199,7 +199,8 @@ export class MemoryBroker implements Broker {
           dead.push(
             this.bury(
               entry,
-              `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers died or hung`,
+              `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers ` +
+                `died or hung`,
             ),
           );
         } else {

@@ -18,6 +18,7 @@ import {
 import { reviveRemoteError, setLongTimeout, toRemoteError, type Termination } from '@celeriac/core/internal';
 import { decideRetry } from '../retry-policy';
 import type { TaskJob, TaskOutcome } from '../run-task';
+import { inheritedFlags } from './inherited-flags';
 import { watchChildGroup } from './orphan-guard';
 import { JobLedger, UNSTARTED, type SentJob, type SentOutcome } from './job-ledger';
 import { CHANNEL_FD, encodePacket, PacketReader } from './pipe-channel';
@@ -84,7 +85,8 @@ export class ChildHandle {
     // One thread of libuv's pool waits on the pipe for the child's whole life (parent-pipe.ts):
     // one more thread leaves the task as many as it would have had.
     env.UV_THREADPOOL_SIZE = String(threadPoolSize(env.UV_THREADPOOL_SIZE) + 1);
-    this.child = spawn(process.execPath, [...process.execArgv, ...(spec.nodeFlags ?? []), CHILD_ENTRY], {
+    const flags = [...inheritedFlags(process.execArgv), ...(spec.nodeFlags ?? [])];
+    this.child = spawn(process.execPath, [...flags, CHILD_ENTRY], {
       env,
       stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
       // A process group of its own, which the worker's reaper kills if the worker dies (orphan-guard.ts).
@@ -125,7 +127,7 @@ export class ChildHandle {
         const settle = (): void => {
           if (settled) return;
           settled = true;
-          reject(new Error(`The pool child exited during start-up (code ${code}, signal ${signal})`));
+          reject(exitedAtStart(spec.appModule, code, signal));
           this.onExit(code, signal);
           exited();
         };
@@ -225,7 +227,10 @@ export class ChildHandle {
     return Promise.all(waiting.map((entry) => entry.decided)).then(() => undefined);
   }
 
-  /** Takes back the jobs held beyond the first `keep` (the running one counts); the child returns those it has not begun. */
+  /**
+   * Takes back the jobs held beyond the first `keep` (the running one counts); the child returns those it has not
+   * begun.
+   */
   withdrawBeyond(keep: number): void {
     for (const entry of this.ledger.beyond(keep)) this.withdraw(entry);
   }
@@ -353,7 +358,8 @@ export class ChildHandle {
           : new WorkerLostError(
               killedFor
                 ? `The pool child running ${job.message.task}[${job.message.id}] was stopped: ${killedFor.message}`
-                : `The pool child running ${job.message.task}[${job.message.id}] died (exit code ${code}, signal ${signal}).`,
+                : `The pool child running ${job.message.task}[${job.message.id}] died (exit code ${code}, signal ` +
+                    `${signal}).`,
             );
       return outcomeOfDeath(job, error);
     });
@@ -365,6 +371,16 @@ function startFailure(remote: RemoteError): Error {
   const message = `The pool child could not load the app: ${remote.message}`;
   if (remote.code?.startsWith('CELERIAC_')) return new CeleriacError(remote.code as CeleriacErrorCode, message);
   return reviveRemoteError({ ...remote, message });
+}
+
+/** A child that exited before it was ready: it was loading the app module, the likely cause. */
+function exitedAtStart(appModule: string, code: number | null, signal: NodeJS.Signals | null): CeleriacError {
+  const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+  return new CeleriacError(
+    'CELERIAC_APP_MODULE',
+    `A pool child exited (${how}) while it loaded the app module ${appModule}, before it was ready. ` +
+      'Check that the module does not call process.exit or crash while it loads (run `node <module>`).',
+  );
 }
 
 /** A killed or crashed run: retried per the task's policy; otherwise a lost run is redelivered. */

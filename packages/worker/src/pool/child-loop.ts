@@ -7,7 +7,7 @@
  * States: loading ──ready──► idle ◄──► running ──(parent kills or retires it)──► gone
  */
 import { UnknownTaskError, type Codec, type TaskState } from '@celeriac/core';
-import { runtimeOf, toRemoteError, type AppRuntime } from '@celeriac/core/internal';
+import { readCheckedMessage, runtimeOf, toRemoteError, type AppRuntime } from '@celeriac/core/internal';
 import { loadAppModule } from '../load-app';
 import { afterNextPoll } from '../next-turn';
 import { RunSignal } from '../run-signal';
@@ -81,7 +81,8 @@ async function handleRun(app: AppRuntime, message: Extract<ParentMessage, { type
   const stop = signals.get(message.jobId) ?? new RunSignal();
   let outcome: WireOutcome;
   try {
-    const task = app.decode(message.body);
+    // The worker checked this very text (signature, fields) before it sent it: read it, no more.
+    const task = readCheckedMessage(app.codec, message.body);
     const definition = app.registry.get(task.task);
     // The worker has it, or it would not have sent it: this child loaded another version of the app module.
     if (!definition) throw new UnknownTaskError(task.task);

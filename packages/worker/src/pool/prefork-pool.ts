@@ -161,9 +161,10 @@ export class PreforkPool implements TaskRunner {
         });
       },
       (error: Error) => {
+        if (this.closed) return;
         // A replacement that cannot start (the module broke on disk?) is retried, not given up on.
         this.options.onReplace?.(child.pid, `it could not start: ${error.message}`);
-        if (!this.closed) setTimeout(() => !this.closed && this.spawn(), RESPAWN_DELAY_MS).unref();
+        setTimeout(() => !this.closed && this.spawn(), RESPAWN_DELAY_MS).unref();
       },
     );
     return child;

@@ -26,7 +26,7 @@ export function recordCases(open: OpenBackend): void {
     expect(await backend.get('bad')).toEqual(failure);
   });
 
-  it('stores a result given as JSON text (resultJson) as it is: read back, waited for and in a batch, it is the value', async () => {
+  it('stores a result given as JSON text (resultJson) as it is: read, awaited, batched, it is the value', async () => {
     const { backend } = await open();
     const result = { sum: 3, parts: [1, 2], label: 'a "quoted" \u00e9 text' };
     const waiting = backend.waitFor('json');

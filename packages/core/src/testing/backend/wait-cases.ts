@@ -74,7 +74,7 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     await expect(backend.waitFor('never', controller.signal)).rejects.toBe(reason);
   });
 
-  it('waitFor rejects with the rejection of options.until (a failed publish); a resolved until ends no wait', async () => {
+  it('waitFor rejects with the rejection of options.until (a failed publish); resolved, it ends no wait', async () => {
     const { backend, writer } = await open();
     const publish = deferred<void>();
     const waiting = backend.waitFor('lost', undefined, { until: publish.promise });
@@ -107,7 +107,7 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     return;
   }
 
-  it('onChange reports every stored state change of an id, in order (also several in one store), until unsubscribed', async () => {
+  it('onChange reports each stored state change of an id in order (several in a store too) until ended', async () => {
     const { backend, writer: peer, context } = await open();
     // The records name this client as the sender (replyTo), as a worker does for the tasks a client sent.
     const writer = {

@@ -1,4 +1,7 @@
-/** Beat store conformance: last fired slots, claimed at most once and only by the lease holder, and the claims kept for the next leader. */
+/**
+ * Beat store conformance: last fired slots, claimed at most once and only by the lease holder, and the claims kept for
+ * the next leader.
+ */
 import type { OpenBeatStore } from './harness';
 
 const T = 1_700_000_000_000;
@@ -79,7 +82,7 @@ export function slotCases(open: OpenBeatStore): void {
     expect(await writer.claimSlot('second', 'a', T + 1_000, NOW)).toBe('stale');
   });
 
-  it('lastClaims lists the entries whose last slot was claimed, with when: not the starting points syncSlots set', async () => {
+  it('lastClaims lists entries whose last slot was claimed, with when; not starting points syncSlots set', async () => {
     const { store, writer } = await open();
     await store.acquireLease('leader', 60_000);
     await store.syncSlots('leader', [
@@ -100,7 +103,7 @@ export function slotCases(open: OpenBeatStore): void {
     );
   });
 
-  it('lastClaims keeps a claim across a change of leader, drops it when the schedule changes or the entry is gone', async () => {
+  it('lastClaims keeps a claim across leaders, drops it when the schedule changes or the entry is gone', async () => {
     const { store, writer } = await open();
     await store.acquireLease('first', 60_000);
     await store.syncSlots('first', [

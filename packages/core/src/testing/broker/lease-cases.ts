@@ -25,7 +25,7 @@ export function leaseCases(open: OpenBroker): void {
     await broker.ack([kept!]);
   });
 
-  it('recoverLapsed requeues lapsed leases of the given queues with deliveries + 1, and dead-letters those delivered maxDeliveries times', async () => {
+  it('recoverLapsed requeues lapsed leases with deliveries + 1; dead-letters those at maxDeliveries', async () => {
     const twice = await open({ visibilityTimeout: LEASE, maxDeliveries: 2 });
     const once = await open({ visibilityTimeout: LEASE, maxDeliveries: 1 });
     await twice.broker.publish([envelope('a'), envelope('b', { queue: OTHER_QUEUE })]);

@@ -18,7 +18,7 @@ export function queueCases(open: OpenBroker): void {
     expect(ids(await broker.reserve([QUEUE, OTHER_QUEUE], 10))).toEqual(['a', 'b', 'c']);
   });
 
-  it('skips an idempotent envelope whose id is waiting, delayed or running, and accepts it again once acked', async () => {
+  it('skips an idempotent envelope whose id is waiting, delayed or running; accepts it again once acked', async () => {
     const { broker } = await open();
     const later = Date.now() + 60_000;
     expect(await broker.publish([envelope('a', { idempotent: true }), envelope('a', { idempotent: true })])).toEqual([
@@ -100,7 +100,7 @@ export function queueCases(open: OpenBroker): void {
     expect(await broker.stats(OTHER_QUEUE)).toEqual({ ready: 1, delayed: 0, active: 0, dead: 0 });
   });
 
-  it('purges the ready and delayed messages of one queue and returns them, leaving active, dead and other queues alone', async () => {
+  it('purges the ready and delayed messages of one queue, returns them, leaves active, dead and the rest', async () => {
     const { broker } = await open();
     await broker.publish([envelope('active'), envelope('dead')]);
     const [active, dead] = await broker.reserve([QUEUE], 2);

@@ -1,0 +1,6 @@
+/**
+ * `@celeriac/worker/internal`: what the `celeriac` CLI needs from the worker beyond its public API
+ * (loading an app module). Not for applications: it changes without notice. The public API is
+ * `@celeriac/worker` (and `celeriac`).
+ */
+export { loadAppModule, type LoadedApp } from '../load-app';
