@@ -38,7 +38,28 @@ export function messageProblem(message: Record<string, unknown>): string | undef
     check(message, 'parentId', 'a string', isString) ??
     check(message, 'rootId', 'a string', isString) ??
     check(message, 'dependsOn', 'a list of task ids', isIdList) ??
-    (message.flow === undefined ? undefined : flowProblem(message.flow, 'flow'))
+    (message.flow === undefined ? undefined : flowProblem(message.flow, 'flow')) ??
+    (message.limits === undefined ? undefined : limitsProblem(message.limits, 'limits'))
+  );
+}
+
+/** Flow-control limits: the task name, and each budget's numbers and scope key. */
+export function limitsProblem(limits: unknown, path: string): Problem {
+  if (!isObject(limits)) return mustBe(path, 'an object', limits);
+  const budget = (field: 'rate' | 'concurrency', numbers: readonly string[]): Problem => {
+    const value = limits[field];
+    if (value === undefined) return undefined;
+    if (!isObject(value)) return mustBe(`${path}.${field}`, 'an object', value);
+    for (const name of numbers) {
+      const problem = check(value, name, 'an integer >= 1', isPositive, true, `${path}.${field}.${name}`);
+      if (problem !== undefined) return problem;
+    }
+    return check(value, 'key', 'a non-empty string', isId, true, `${path}.${field}.key`);
+  };
+  return (
+    check(limits, 'task', 'a non-empty string', isId, true, `${path}.task`) ??
+    budget('rate', ['limit', 'per', 'burst']) ??
+    budget('concurrency', ['limit'])
   );
 }
 
@@ -208,6 +229,10 @@ function isTime(value: unknown): boolean {
 
 function isCount(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 0;
+}
+
+function isPositive(value: unknown): boolean {
+  return isCount(value) && (value as number) >= 1;
 }
 
 function isPriority(value: unknown): boolean {

@@ -22,11 +22,13 @@ import {
   type ControlHandler,
   type ControlReply,
   type ControlRequest,
+  type RateSetting,
 } from '@celeriac/core';
 import { corked, type RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
 import { RedisControl } from './redis-control';
+import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -74,7 +76,14 @@ export class RedisBroker implements Broker {
         const args: Array<string | number> = [now, chunk.length];
         for (const index of chunk) {
           const envelope = envelopes[index] as Envelope;
-          args.push(envelope.id, envelope.priority, envelope.eta ?? 0, envelope.idempotent ? '1' : '0', envelope.body);
+          args.push(
+            envelope.id,
+            envelope.priority,
+            envelope.eta ?? 0,
+            envelope.idempotent ? '1' : '0',
+            envelope.body,
+            envelope.limits ? JSON.stringify(envelope.limits) : '',
+          );
         }
         calls.push(
           this.script<number[]>('publish', queue, args).then((results) => {
@@ -461,6 +470,14 @@ export class RedisBroker implements Broker {
 
   listQueues(): Promise<string[]> {
     return this.control.listQueues();
+  }
+
+  setRateLimit(task: string, rate: RateSetting | undefined): Promise<void> {
+    return setRateLimit(this.connection.client, this.keys, task, rate);
+  }
+
+  rateLimits(): Promise<Record<string, RateSetting>> {
+    return listRateLimits(this.connection.client, this.keys);
   }
 
   async close(): Promise<void> {

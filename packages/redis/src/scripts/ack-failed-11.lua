@@ -5,6 +5,7 @@
 -- ARGV: now, ttl (ms), limit, then triples of id, delivery number, failure JSON.
 -- Returns: how many were acked.
 -- #include common
+-- #include flow
 
 local now, ttl, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local acked = 0
@@ -16,6 +17,7 @@ for i = 4, #ARGV, 3 do
       redis.call('HSET', KEYS[11], 'body:' .. id, redis.call('HGET', KEYS[4], id) or '', 'info:' .. id, failure)
       redis.call('ZADD', KEYS[10], num(now), id)
     end
+    releaseSlots({ id })
     redis.call('ZREM', KEYS[3], id)
     forget(id)
     acked = acked + 1

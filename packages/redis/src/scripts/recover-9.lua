@@ -5,11 +5,13 @@
 -- body a dead letter keeps whole (bytes).
 -- Returns: { requeued ids, { id, body, reason, at, ... } of dead-lettered ones }.
 -- #include common
+-- #include flow
 
 local now = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 local requeued, dead = {}, {}
+releaseSlots(lapsed)
 for _, id in ipairs(lapsed) do
   local delivery = (tonumber(redis.call('HGET', KEYS[5], 'lost:' .. id)) or 0) + 1
   if delivery >= max then

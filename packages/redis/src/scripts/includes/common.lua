@@ -55,10 +55,15 @@ local function leaseCounts(ids, deliveries)
   return held
 end
 
+-- The metadata fields of an id (see keys.ts), for HDEL.
+local function metaFieldsOf(id)
+  return 'priority:' .. id, 'lost:' .. id, 'limits:' .. id, 'booked:' .. id
+end
+
 -- Removes an id's message and its metadata.
 local function forget(id)
   redis.call('HDEL', KEYS[4], id)
-  redis.call('HDEL', KEYS[5], 'priority:' .. id, 'lost:' .. id)
+  redis.call('HDEL', KEYS[5], metaFieldsOf(id))
 end
 
 -- How much of a body over the size limit a dead letter keeps, for the operator to see what it was.

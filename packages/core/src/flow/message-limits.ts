@@ -1,0 +1,32 @@
+/**
+ * The limits a task message carries, computed where the message is built (key functions run there),
+ * so a broker enforces them without running user code or decoding the message.
+ */
+
+/** A rate budget: `limit` starts per `per` ms, up to `burst` at once, shared by every call of `key`. */
+export interface RateBudget {
+  limit: number;
+  /** Window in ms. */
+  per: number;
+  burst: number;
+  /** The budget's scope: the task name, or the task name, `:` and the call's key. */
+  key: string;
+}
+
+/** A concurrency budget: at most `limit` runs at once of every call with this `key`. */
+export interface ConcurrencyBudget {
+  limit: number;
+  /** The slots' scope: the task name, or the task name, `:` and the call's key. */
+  key: string;
+}
+
+/** The flow-control limits of one message. */
+export interface MessageLimits {
+  /** The task name, under which a rate limit changed at run time is found. */
+  task: string;
+  rate?: RateBudget;
+  concurrency?: ConcurrencyBudget;
+}
+
+/** A rate without its scope: what `app.control.rateLimit` sets for every scope of a task. */
+export type RateSetting = Omit<RateBudget, 'key'>;

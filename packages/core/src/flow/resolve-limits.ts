@@ -1,0 +1,86 @@
+/**
+ * Checks flow-control options when a task is registered, and turns them into the limits of one call
+ * when its message is built (the key functions run here, on the sender).
+ */
+import { toMilliseconds } from '../duration';
+import { CeleriacError } from '../errors';
+import type { ConcurrencyOptions, FlowOptions, LimitKey, RateLimitOptions, RateLimitSpec } from './flow-options';
+import type { MessageLimits, RateBudget } from './message-limits';
+
+/** Longest key a key function may return. */
+const MAX_KEY_LENGTH = 200;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const SPEC = /^\s*(\d+)\s*\/\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/;
+
+/** A rate as a budget without its key; throws `CELERIAC_INVALID_OPTION` naming `what`. */
+export function parseRate(value: RateLimitSpec | RateLimitOptions, what: string): Omit<RateBudget, 'key'> {
+  if (typeof value === 'string') {
+    const match = SPEC.exec(value);
+    const limit = Number(match?.[1]);
+    const per = match ? Math.round(Number(match[2] === '' ? 1 : match[2]) * (UNIT_MS[match[3] as string] ?? 0)) : 0;
+    if (!match || limit < 1 || per < 1) throw badRate(what, value);
+    return { limit, per, burst: 1 };
+  }
+  if (typeof value !== 'object' || value === null) throw badRate(what, value);
+  const { limit, per = '1s', burst = 1, key } = value;
+  if (!Number.isInteger(limit) || limit < 1) throw flowInvalid(`${what}.limit`, limit, 'an integer of at least 1');
+  const perMs = toMilliseconds(per, `${what}.per`);
+  if (perMs < 1) throw flowInvalid(`${what}.per`, per, 'a duration of at least 1ms');
+  if (!Number.isInteger(burst) || burst < 1) throw flowInvalid(`${what}.burst`, burst, 'an integer of at least 1');
+  if (key !== undefined && typeof key !== 'function')
+    throw flowInvalid(`${what}.key`, key, 'a function of the arguments');
+  return { limit, per: perMs, burst };
+}
+
+/** Checks a task's flow options at `app.task(...)` time; throws `CELERIAC_INVALID_OPTION`. */
+export function checkFlowOptions(name: string, options: FlowOptions): void {
+  if (options.rateLimit !== undefined) parseRate(options.rateLimit, `rateLimit of ${name}`);
+  if (options.concurrency !== undefined) concurrencyOf(options.concurrency, `concurrency of ${name}`);
+}
+
+/** The limits of one call, or undefined when the task has none (the common case costs one check). */
+export function limitsOf(
+  name: string,
+  args: readonly unknown[],
+  options: FlowOptions | undefined,
+): MessageLimits | undefined {
+  if (options?.rateLimit === undefined && options?.concurrency === undefined) return undefined;
+  const limits: MessageLimits = { task: name };
+  if (options.rateLimit !== undefined) {
+    const rate = parseRate(options.rateLimit, `rateLimit of ${name}`);
+    const key = typeof options.rateLimit === 'object' ? options.rateLimit.key : undefined;
+    limits.rate = { ...rate, key: scope(name, key, args, 'rateLimit.key') };
+  }
+  if (options.concurrency !== undefined) {
+    const { limit, key } = concurrencyOf(options.concurrency, `concurrency of ${name}`);
+    limits.concurrency = { limit, key: scope(name, key, args, 'concurrency.key') };
+  }
+  return limits;
+}
+
+function concurrencyOf(value: number | ConcurrencyOptions, what: string): ConcurrencyOptions {
+  const options = typeof value === 'number' ? { limit: value } : value;
+  if (typeof options !== 'object' || options === null || !Number.isInteger(options.limit) || options.limit < 1)
+    throw flowInvalid(what, value, 'an integer of at least 1, or { limit, key }');
+  if (options.key !== undefined && typeof options.key !== 'function')
+    throw flowInvalid(`${what}.key`, options.key, 'a function of the arguments');
+  return options;
+}
+
+/** The budget's scope: the task name, then the key the call's arguments give, if the limit has a key function. */
+function scope(name: string, key: LimitKey | undefined, args: readonly unknown[], what: string): string {
+  if (key === undefined) return name;
+  const value = (key as (...params: unknown[]) => unknown)(...args);
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_KEY_LENGTH)
+    throw flowInvalid(`${what} of ${name}`, value, `a non-empty string of at most ${MAX_KEY_LENGTH} characters`);
+  return `${name}:${value}`;
+}
+
+function badRate(what: string, value: unknown): CeleriacError {
+  return flowInvalid(what, value, "a rate like '100/s', '10/m', '1000/h' or { limit, per, burst, key }");
+}
+
+function flowInvalid(option: string, value: unknown, expected: string): CeleriacError {
+  const shown = typeof value === 'function' ? 'a function' : JSON.stringify(value);
+  return new CeleriacError('CELERIAC_INVALID_OPTION', `Invalid ${option}: ${shown}; expected ${expected}.`);
+}
