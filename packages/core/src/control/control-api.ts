@@ -97,7 +97,7 @@ export class Control {
         'CELERIAC_INVALID_OPTION',
         'Name the task, e.g. app.control.rateLimit("api.call", "50/s").',
       );
-    const setting = rate === null ? undefined : parseRate(rate, `rate limit of ${name}`);
+    const setting = rate === null ? undefined : parseRate(rate, 'rate limit', `task ${name}`);
     await rateLimitsOf(this.broker()).setRateLimit(name, setting);
   }
 

@@ -5,15 +5,19 @@
 import { toMilliseconds } from '../duration';
 import { CeleriacError } from '../errors';
 import type { ConcurrencyOptions, FlowOptions, LimitKey, RateLimitOptions, RateLimitSpec } from './flow-options';
-import type { MessageLimits, RateBudget } from './message-limits';
+import type { MessageLimits, RateSetting } from './message-limits';
 
 /** Longest key a key function may return. */
 const MAX_KEY_LENGTH = 200;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const SPEC = /^\s*(\d+)\s*\/\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/;
 
-/** A rate as a budget without its key; throws `CELERIAC_INVALID_OPTION` naming `what`. */
-export function parseRate(value: RateLimitSpec | RateLimitOptions, what: string): Omit<RateBudget, 'key'> {
+/**
+ * A rate as a budget without its key; throws `CELERIAC_INVALID_OPTION` (or `..._DURATION` for `per`)
+ * naming `option` of `owner` (e.g. `rateLimit` of `task api.call`).
+ */
+export function parseRate(value: RateLimitSpec | RateLimitOptions, option: string, owner: string): RateSetting {
+  const what = `${option} of ${owner}`;
   if (typeof value === 'string') {
     const match = SPEC.exec(value);
     const limit = Number(match?.[1]);
@@ -23,19 +27,20 @@ export function parseRate(value: RateLimitSpec | RateLimitOptions, what: string)
   }
   if (typeof value !== 'object' || value === null) throw badRate(what, value);
   const { limit, per = '1s', burst = 1, key } = value;
-  if (!Number.isInteger(limit) || limit < 1) throw flowInvalid(`${what}.limit`, limit, 'an integer of at least 1');
-  const perMs = toMilliseconds(per, `${what}.per`);
-  if (perMs < 1) throw flowInvalid(`${what}.per`, per, 'a duration of at least 1ms');
-  if (!Number.isInteger(burst) || burst < 1) throw flowInvalid(`${what}.burst`, burst, 'an integer of at least 1');
+  const field = (name: string) => `${option}.${name} of ${owner}`;
+  if (!Number.isInteger(limit) || limit < 1) throw flowInvalid(field('limit'), limit, 'an integer of at least 1');
+  const perMs = toMilliseconds(per, field('per'));
+  if (perMs < 1) throw flowInvalid(field('per'), per, 'a duration of at least 1ms');
+  if (!Number.isInteger(burst) || burst < 1) throw flowInvalid(field('burst'), burst, 'an integer of at least 1');
   if (key !== undefined && typeof key !== 'function')
-    throw flowInvalid(`${what}.key`, key, 'a function of the arguments');
+    throw flowInvalid(field('key'), key, 'a function of the arguments');
   return { limit, per: perMs, burst };
 }
 
 /** Checks a task's flow options at `app.task(...)` time; throws `CELERIAC_INVALID_OPTION`. */
 export function checkFlowOptions(name: string, options: FlowOptions): void {
-  if (options.rateLimit !== undefined) parseRate(options.rateLimit, `rateLimit of ${name}`);
-  if (options.concurrency !== undefined) concurrencyOf(options.concurrency, `concurrency of ${name}`);
+  if (options.rateLimit !== undefined) parseRate(options.rateLimit, 'rateLimit', `task ${name}`);
+  if (options.concurrency !== undefined) concurrencyOf(options.concurrency, name);
 }
 
 /** The limits of one call, or undefined when the task has none (the common case costs one check). */
@@ -47,23 +52,23 @@ export function limitsOf(
   if (options?.rateLimit === undefined && options?.concurrency === undefined) return undefined;
   const limits: MessageLimits = { task: name };
   if (options.rateLimit !== undefined) {
-    const rate = parseRate(options.rateLimit, `rateLimit of ${name}`);
+    const rate = parseRate(options.rateLimit, 'rateLimit', `task ${name}`);
     const key = typeof options.rateLimit === 'object' ? options.rateLimit.key : undefined;
     limits.rate = { ...rate, key: scope(name, key, args, 'rateLimit.key') };
   }
   if (options.concurrency !== undefined) {
-    const { limit, key } = concurrencyOf(options.concurrency, `concurrency of ${name}`);
+    const { limit, key } = concurrencyOf(options.concurrency, name);
     limits.concurrency = { limit, key: scope(name, key, args, 'concurrency.key') };
   }
   return limits;
 }
 
-function concurrencyOf(value: number | ConcurrencyOptions, what: string): ConcurrencyOptions {
+function concurrencyOf(value: number | ConcurrencyOptions, name: string): ConcurrencyOptions {
   const options = typeof value === 'number' ? { limit: value } : value;
   if (typeof options !== 'object' || options === null || !Number.isInteger(options.limit) || options.limit < 1)
-    throw flowInvalid(what, value, 'an integer of at least 1, or { limit, key }');
+    throw flowInvalid(`concurrency of task ${name}`, value, 'an integer of at least 1, or { limit, key }');
   if (options.key !== undefined && typeof options.key !== 'function')
-    throw flowInvalid(`${what}.key`, options.key, 'a function of the arguments');
+    throw flowInvalid(`concurrency.key of task ${name}`, options.key, 'a function of the arguments');
   return options;
 }
 
@@ -72,7 +77,7 @@ function scope(name: string, key: LimitKey | undefined, args: readonly unknown[]
   if (key === undefined) return name;
   const value = (key as (...params: unknown[]) => unknown)(...args);
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_KEY_LENGTH)
-    throw flowInvalid(`${what} of ${name}`, value, `a non-empty string of at most ${MAX_KEY_LENGTH} characters`);
+    throw flowInvalid(`${what} of task ${name}`, value, `a non-empty string of at most ${MAX_KEY_LENGTH} characters`);
   return `${name}:${value}`;
 }
 
