@@ -6,7 +6,8 @@
 -- #include flow
 
 local id = ARGV[1]
-if not leaseCounts({ id }, { ARGV[2] })[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
-releaseSlots({ id })
+local held, limits = leaseCounts({ id }, { ARGV[2] })
+if not held[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
+releaseSlots({ id }, limits)
 bury(id, ARGV[4], tonumber(ARGV[3]), ARGV[5])
 return 1

@@ -9,8 +9,9 @@
 
 local id = ARGV[1]
 local delivery = tonumber(ARGV[2])
-if not leaseCounts({ id }, { ARGV[2] })[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
-releaseSlots({ id })
+local held, limits = leaseCounts({ id }, { ARGV[2] })
+if not held[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
+releaseSlots({ id }, limits)
 if delivery >= tonumber(ARGV[4]) then
   bury(id, ARGV[5] .. ' (delivered ' .. delivery .. ' times, maxDeliveries ' .. ARGV[4] .. ')', tonumber(ARGV[3]), ARGV[6])
   return 2

@@ -1,7 +1,8 @@
 -- Flow control, included after common by the scripts that lease or end leases: concurrency slots
 -- tied to leases, and GCRA rate budgets. A message published with limits has them as JSON in the
 -- meta field `limits:<id>` ({ task, rate?: { limit, per, burst, key }, concurrency?: { limit, key } });
--- the meta field `limited` marks a queue that ever had such a message, so the others pay nothing.
+-- the meta field `limited` marks a queue that ever had such a message, so reserve in the others
+-- reads no limits; scripts that end a lease read `limits:<id>` with the delivery check (leaseCounts).
 -- Keys of a scope share the queue's hash tag (KEYS[1] is `<prefix>:{<prefix>:<queue>}:ready`):
 --   slots:<scope>   SET    ids holding a slot (each under a lease)
 --   waiting:<scope> LIST   ids held for a slot, oldest first (a removed id is skipped when popped)
@@ -55,12 +56,8 @@ local function admit(id, limits, now)
 end
 
 -- Frees the slots of these ids (their leases ended) and makes the oldest held task of each freed
--- scope ready. Call it before the ids' metadata is forgotten.
-local function releaseSlots(ids)
-  if #ids == 0 or redis.call('HEXISTS', KEYS[5], 'limited') == 0 then return end
-  local fields = {}
-  for i, id in ipairs(ids) do fields[i] = 'limits:' .. id end
-  local stored = redis.call('HMGET', KEYS[5], unpack(fields))
+-- scope ready. `stored` holds their `limits:<id>` fields (false where none), as leaseCounts reads them.
+local function releaseSlots(ids, stored)
   for i, id in ipairs(ids) do
     local concurrency = stored[i] and cjson.decode(stored[i]).concurrency
     if concurrency and redis.call('SREM', flowKey('slots', concurrency.key), id) == 1 then
