@@ -83,4 +83,58 @@ describe('flow-control options', () => {
     await t.app.control.rateLimit('api.call', null);
     await expect(t.app.control.rateLimits()).resolves.toEqual({});
   });
+
+  it.each<[string, TaskOptions]>([
+    ['unique of task flaky', { unique: 'yes' as never }],
+    ['unique.while of task flaky', { unique: { while: 'always' as never } }],
+    ['unique.key of task flaky', { unique: { key: 'id' as never } }],
+  ])('refuses a bad unique option at app.task: %s', (option, options) => {
+    expect(() => t.app.task('flaky', () => 1, options)).toThrow(invalid(option));
+  });
+
+  it('unique: true keys a call by its name and canonically encoded arguments', () => {
+    const runtime = runtimeOf(t.app);
+    t.app.task('index.rebuild', (_options: unknown) => 1, { unique: true });
+    const keyOf = (args: unknown[]) => runtime.buildMessage('index.rebuild', args, {}).limits?.unique?.key;
+    expect(keyOf([{ a: 1, b: [new Date(0)] }])).toBe(keyOf([{ b: [new Date(0)], a: 1 }]));
+    expect(keyOf([{ a: 1 }])).not.toBe(keyOf([{ a: 2 }]));
+    expect(keyOf([{ a: 1 }])).toMatch(/^index\.rebuild:[0-9a-f]{64}$/);
+    expect(runtime.buildMessage('index.rebuild', [], {}).limits?.unique).toMatchObject({
+      while: 'queued-or-running',
+      ttl: 3_600_000,
+    });
+    class Opaque {}
+    expect(() => keyOf([new Opaque()])).toThrow(invalid('give unique a key function'));
+  });
+
+  it('a second send while the first waits or runs is deduplicated: same id, same result; after it, a new task', async () => {
+    let runs = 0;
+    const rebuild = t.app.task(
+      'index.rebuild',
+      (name: string) => {
+        runs += 1;
+        return `${name} rebuilt`;
+      },
+      { unique: true },
+    );
+    const first = rebuild.delay('users');
+    const second = rebuild.delay('users');
+    const other = rebuild.delay('orders');
+    await Promise.all([first.sent, second.sent, other.sent]);
+    expect([first.deduplicated, second.deduplicated, other.deduplicated]).toEqual([false, true, false]);
+    expect(second.id).toBe(first.id);
+    const worker = await t.startWorker();
+    await expect(Promise.all([first, second, other])).resolves.toEqual([
+      'users rebuilt',
+      'users rebuilt',
+      'orders rebuilt',
+    ]);
+    expect(runs).toBe(2);
+    // The record is stored before the ack: the task holds its key until its worker has acked it.
+    await worker.close();
+    const again = rebuild.delay('users');
+    await t.startWorker();
+    await expect(again).resolves.toBe('users rebuilt');
+    expect([again.deduplicated, again.id === first.id, runs]).toEqual([false, false, 3]);
+  });
 });

@@ -15,8 +15,11 @@ import type { RemoteError } from './errors';
 import type { RateSetting } from './flow/message-limits';
 import type { Envelope } from './message';
 
-/** What happened to one published envelope. */
-export type PublishOutcome = 'published' | 'duplicate';
+/**
+ * What happened to one published envelope: stored, skipped (its chosen id is still waiting or
+ * running), or skipped as a duplicate of the unique task with id `duplicateOf`.
+ */
+export type PublishOutcome = 'published' | 'duplicate' | { readonly duplicateOf: string };
 
 /** A message leased to a worker. Hand it back to `ack`, `requeue` or `deadLetter`. */
 export interface Delivery {

@@ -46,7 +46,7 @@ export function messageProblem(message: Record<string, unknown>): string | undef
 /** Flow-control limits: the task name, and each budget's numbers and scope key. */
 export function limitsProblem(limits: unknown, path: string): Problem {
   if (!isObject(limits)) return mustBe(path, 'an object', limits);
-  const budget = (field: 'rate' | 'concurrency', numbers: readonly string[]): Problem => {
+  const budget = (field: 'rate' | 'concurrency' | 'unique', numbers: readonly string[]): Problem => {
     const value = limits[field];
     if (value === undefined) return undefined;
     if (!isObject(value)) return mustBe(`${path}.${field}`, 'an object', value);
@@ -59,7 +59,18 @@ export function limitsProblem(limits: unknown, path: string): Problem {
   return (
     check(limits, 'task', 'a non-empty string', isId, true, `${path}.task`) ??
     budget('rate', ['limit', 'per', 'burst']) ??
-    budget('concurrency', ['limit'])
+    budget('concurrency', ['limit']) ??
+    budget('unique', ['ttl']) ??
+    (isObject(limits.unique)
+      ? check(
+          limits.unique,
+          'while',
+          "'queued', 'running' or 'queued-or-running'",
+          isUniqueWhile,
+          true,
+          `${path}.unique.while`,
+        )
+      : undefined)
   );
 }
 
@@ -229,6 +240,10 @@ function isTime(value: unknown): boolean {
 
 function isCount(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 0;
+}
+
+function isUniqueWhile(value: unknown): boolean {
+  return value === 'queued' || value === 'running' || value === 'queued-or-running';
 }
 
 function isPositive(value: unknown): boolean {

@@ -86,8 +86,8 @@ export class RedisBroker implements Broker {
           );
         }
         calls.push(
-          this.script<number[]>('publish', queue, args).then((results) => {
-            chunk.forEach((index, position) => (outcomes[index] = results[position] === 1 ? 'published' : 'duplicate'));
+          this.script<Array<number | string>>('publish', queue, args).then((results) => {
+            chunk.forEach((index, position) => (outcomes[index] = outcomeOf(results[position])));
           }),
         );
       }
@@ -505,6 +505,12 @@ export class RedisBroker implements Broker {
   private script<T = unknown>(name: ScriptName, queue: string, args: ReadonlyArray<string | number>): Promise<T> {
     return runScript<T>(this.connection.client, name, queueKeyList(this.keys.queue(queue)), args);
   }
+}
+
+/** A publish script result: 1 stored, 0 a duplicate id, or the id of the unique task it duplicates. */
+function outcomeOf(result: number | string | undefined): PublishOutcome {
+  if (typeof result === 'string') return { duplicateOf: result };
+  return result === 1 ? 'published' : 'duplicate';
 }
 
 /** The reserve script's reply: the next due time (or ''), then id, body, delivery number per message. */

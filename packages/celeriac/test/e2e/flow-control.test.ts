@@ -5,6 +5,9 @@
  * message is built.
  */
 import type { Celeriac } from 'celeriac';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { runCli } from './support/beat-cli';
 import { mostAtOnce, mostStartsWithin, runsOf } from './support/flow-marks';
 import { FIXTURE_APP as FLOW_APP, useE2e } from './support/worker-process';
@@ -20,6 +23,7 @@ function flowTasks(app: Celeriac) {
     single: app.task('flow.single', (_i: number, _stall: boolean) => unused(), { concurrency: 1 }),
     rated: app.task('flow.rated', (_i: number) => unused(), { rateLimit: '20/s' }),
     free: app.task('flow.free', (_i: number) => unused()),
+    unique: app.task('flow.unique', (_i: string) => unused(), { unique: true }),
   };
 }
 
@@ -120,4 +124,47 @@ describe('flow control across worker processes', () => {
     await expect(cli('flow.rated', 'reset')).resolves.toMatchObject({ code: 0 });
     await expect(client.control.rateLimits()).resolves.toEqual({});
   }, 40_000);
+
+  it('unique: 100 concurrent sends with the same arguments from 4 processes run one task, and all 100 get its result', async () => {
+    const { fixture, workers } = e2e();
+    const senders = [0, 1, 2, 3].map(() => startSender(fixture.prefix, 25));
+    // Every send is accepted before a worker exists, so all 100 meet the one queued task.
+    await Promise.all(senders.map((sender) => sender.sent));
+    const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
+    await worker.ready();
+    const handles = (await Promise.all(senders.map((sender) => sender.output))).flat();
+    expect(handles).toHaveLength(100);
+    expect(new Set(handles.map((handle) => handle.id)).size).toBe(1);
+    expect(handles.filter((handle) => !handle.deduplicated)).toHaveLength(1);
+    expect(handles.every((handle) => handle.value === 'catalog')).toBe(true);
+    await expect(runsOf(fixture.redis(), fixture.prefix, 'flow.unique')).resolves.toHaveLength(1);
+  }, 60_000);
 });
+
+/** One handle as unique-sender.js prints it. */
+interface SentHandle {
+  id: string;
+  deduplicated: boolean;
+  value: unknown;
+}
+
+/** Starts fixtures/unique-sender.js: `sent` resolves when it printed `sent`, `output` with its handles. */
+function startSender(prefix: string, count: number): { sent: Promise<void>; output: Promise<SentHandle[]> } {
+  const child = spawn(process.execPath, [join(__dirname, 'fixtures/unique-sender.js'), String(count)], {
+    env: { ...process.env, CELERIAC_TEST_PREFIX: prefix },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  let announce: () => void = () => undefined;
+  const sent = new Promise<void>((resolve) => (announce = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === 'sent') announce();
+    else lines.push(line);
+  });
+  const output = new Promise<SentHandle[]>((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(lines.join('')) as SentHandle[]) : reject(new Error(`sender exited ${code}`)),
+    ),
+  );
+  return { sent: Promise.race([sent, output.then(() => undefined)]), output };
+}

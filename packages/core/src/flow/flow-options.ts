@@ -36,6 +36,28 @@ export interface ConcurrencyOptions {
   key?: LimitKey;
 }
 
+/** While which part of a task's life a second send with the same unique key is a duplicate. */
+export type UniqueWhile = 'queued' | 'running' | 'queued-or-running';
+
+/** How a unique task is recognized, and for how long. */
+export interface UniqueOptions {
+  /**
+   * Runs on the sender with the call's arguments and names the task: sends with the same key are one task.
+   * @defaultValue the task name and its arguments, canonically encoded
+   */
+  key?: LimitKey;
+  /**
+   * `'queued'`: a duplicate while the first waits; `'running'`: while it runs; or both.
+   * @defaultValue `'queued-or-running'`
+   */
+  while?: UniqueWhile;
+  /**
+   * The lock's longest life, in case a task lives longer than expected.
+   * @defaultValue `'1h'`
+   */
+  ttl?: Duration;
+}
+
 /** The flow-control fields of {@link TaskOptions}. */
 export interface FlowOptions {
   /**
@@ -48,4 +70,10 @@ export interface FlowOptions {
    * free slot is held aside and becomes ready when a run of its scope ends.
    */
   concurrency?: number | ConcurrencyOptions;
+  /**
+   * A second send with the same key while the first is queued or running (see `while`) creates no
+   * task: its handle is the first's (`await r.sent`, then `r.id` is the first's and `r.deduplicated`
+   * is true). `true`: the key is the task name and its arguments.
+   */
+  unique?: true | UniqueOptions;
 }

@@ -20,12 +20,21 @@ export interface ConcurrencyBudget {
   key: string;
 }
 
+/** A unique task's lock: its key (task name, `:`, then the key or a hash of the arguments), mode and life. */
+export interface UniqueLock {
+  key: string;
+  while: 'queued' | 'running' | 'queued-or-running';
+  /** The lock's longest life, in ms. */
+  ttl: number;
+}
+
 /** The flow-control limits of one message. */
 export interface MessageLimits {
   /** The task name, under which a rate limit changed at run time is found. */
   task: string;
   rate?: RateBudget;
   concurrency?: ConcurrencyBudget;
+  unique?: UniqueLock;
 }
 
 /** A rate without its scope: what `app.control.rateLimit` sets for every scope of a task. */

@@ -4,8 +4,17 @@
  */
 import { toMilliseconds } from '../duration';
 import { CeleriacError } from '../errors';
-import type { ConcurrencyOptions, FlowOptions, LimitKey, RateLimitOptions, RateLimitSpec } from './flow-options';
+import type {
+  ConcurrencyOptions,
+  FlowOptions,
+  LimitKey,
+  RateLimitOptions,
+  RateLimitSpec,
+  UniqueOptions,
+  UniqueWhile,
+} from './flow-options';
 import type { MessageLimits, RateSetting } from './message-limits';
+import { argumentsKey } from './unique-key';
 
 /** Longest key a key function may return. */
 const MAX_KEY_LENGTH = 200;
@@ -41,6 +50,7 @@ export function parseRate(value: RateLimitSpec | RateLimitOptions, option: strin
 export function checkFlowOptions(name: string, options: FlowOptions): void {
   if (options.rateLimit !== undefined) parseRate(options.rateLimit, 'rateLimit', `task ${name}`);
   if (options.concurrency !== undefined) concurrencyOf(options.concurrency, name);
+  if (options.unique !== undefined) uniqueOf(options.unique, name);
 }
 
 /** The limits of one call, or undefined when the task has none (the common case costs one check). */
@@ -49,7 +59,8 @@ export function limitsOf(
   args: readonly unknown[],
   options: FlowOptions | undefined,
 ): MessageLimits | undefined {
-  if (options?.rateLimit === undefined && options?.concurrency === undefined) return undefined;
+  if (options?.rateLimit === undefined && options?.concurrency === undefined && options?.unique === undefined)
+    return undefined;
   const limits: MessageLimits = { task: name };
   if (options.rateLimit !== undefined) {
     const rate = parseRate(options.rateLimit, 'rateLimit', `task ${name}`);
@@ -60,7 +71,29 @@ export function limitsOf(
     const { limit, key } = concurrencyOf(options.concurrency, name);
     limits.concurrency = { limit, key: scope(name, key, args, 'concurrency.key') };
   }
+  if (options.unique !== undefined) {
+    const unique = uniqueOf(options.unique, name);
+    const key =
+      unique.key === undefined ? `${name}:${argumentsKey(name, args)}` : scope(name, unique.key, args, 'unique.key');
+    limits.unique = { key, while: unique.while, ttl: unique.ttl };
+  }
   return limits;
+}
+
+const UNIQUE_WHILE: readonly UniqueWhile[] = ['queued', 'running', 'queued-or-running'];
+
+function uniqueOf(value: true | UniqueOptions, name: string): { key?: LimitKey; while: UniqueWhile; ttl: number } {
+  const options = value === true ? {} : value;
+  if (typeof options !== 'object' || options === null)
+    throw flowInvalid(`unique of task ${name}`, value, 'true, or { key, while, ttl }');
+  if (options.key !== undefined && typeof options.key !== 'function')
+    throw flowInvalid(`unique.key of task ${name}`, options.key, 'a function of the arguments');
+  const mode = options.while ?? 'queued-or-running';
+  if (!UNIQUE_WHILE.includes(mode))
+    throw flowInvalid(`unique.while of task ${name}`, mode, "'queued', 'running' or 'queued-or-running'");
+  const ttl = toMilliseconds(options.ttl ?? '1h', `unique.ttl of task ${name}`);
+  if (ttl < 1) throw flowInvalid(`unique.ttl of task ${name}`, options.ttl, 'a duration of at least 1ms');
+  return options.key === undefined ? { while: mode, ttl } : { key: options.key, while: mode, ttl };
 }
 
 function concurrencyOf(value: number | ConcurrencyOptions, name: string): ConcurrencyOptions {

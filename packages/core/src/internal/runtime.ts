@@ -3,7 +3,7 @@
  * encode, publish and decode messages. Workers and Beat work with it (through `runtimeOf(app)`);
  * users work with the app class, which keeps it out of its public type.
  */
-import { AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
+import { adoptDuplicate, AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
 import type { BackendSettings, ResultBackend, StoreEntry } from '../backend';
 import type { Broker, BrokerSettings, PurgedMessage } from '../broker';
 import { failFlow, type FlowContext } from '../canvas/flow';
@@ -108,11 +108,20 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
 
   /** Publishes an already built message (workers use this for chains and callbacks). */
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
+    const unique = message.limits?.unique !== undefined;
     const sent = this.publisher
       .publish(envelopeOf(message, this.encode(message), idempotent), this.sentEvent(message))
-      .then(() => undefined);
+      .then((outcome) => {
+        if (typeof outcome === 'object') adoptDuplicate(result, outcome.duplicateOf);
+      });
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
-    return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
+    const result = new AsyncResult<R>(this, message.id, {
+      sent,
+      taskName: message.task,
+      sentHere: !idempotent,
+      unique,
+    });
+    return result;
   }
 
   /** Builds the message of a call without sending it. */

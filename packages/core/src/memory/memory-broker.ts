@@ -70,6 +70,12 @@ export class MemoryBroker implements Broker {
     const outcomes = envelopes.map((envelope): PublishOutcome => {
       const queue = this.queue(envelope.queue);
       if (envelope.idempotent && queue.entries.has(envelope.id)) return 'duplicate';
+      const unique = envelope.limits?.unique;
+      if (unique) {
+        const holder = queue.gate.uniqueHolder(unique, (id) => this.alive(queue, id, unique.while), now);
+        if (holder !== undefined) return { duplicateOf: holder };
+        if (unique.while !== 'running') queue.gate.lock(envelope.id, unique, now);
+      }
       const delayed = envelope.eta !== undefined && envelope.eta > now;
       const entry: Entry = {
         id: envelope.id,
@@ -115,6 +121,10 @@ export class MemoryBroker implements Broker {
         entry.deliveries += 1;
         entry.at = now + this.settings.visibilityTimeout;
         deliveries.push(toDelivery(entry));
+        // A unique task leaves 'queued' here: a 'queued' lock ends, a 'running' one begins.
+        const unique = entry.limits?.unique;
+        if (unique?.while === 'queued') state.gate.unlock(entry.id, unique);
+        if (unique?.while === 'running') state.gate.lock(entry.id, unique, now);
       }
     }
     if (held) this.scheduleTimer();
@@ -156,6 +166,7 @@ export class MemoryBroker implements Broker {
       if (entry?.place !== 'active') continue;
       entries.delete(delivery.id);
       this.releaseSlot(entry);
+      this.queue(delivery.queue).gate.unlock(entry.id, entry.limits?.unique);
       const failure = failures?.get(delivery.id);
       if (failure) this.failed.add({ ...failure, id: entry.id, queue: entry.queue, body: entry.body, at: Date.now() });
     }
@@ -388,6 +399,12 @@ export class MemoryBroker implements Broker {
     return entry?.place === 'active' ? entry : undefined;
   }
 
+  /** Whether task `id` still holds a unique lock of mode `mode`: waiting or running, or running for 'running'. */
+  private alive(state: QueueState, id: string, mode: string): boolean {
+    const entry = state.entries.get(id);
+    return entry !== undefined && (mode !== 'running' || entry.place === 'active');
+  }
+
   /** Frees the concurrency slot a leased entry held and makes the oldest task held for it ready. */
   private releaseSlot(entry: Entry): void {
     const concurrency = entry.limits?.concurrency;
@@ -409,6 +426,7 @@ export class MemoryBroker implements Broker {
     const state = this.queue(entry.queue);
     state.entries.delete(entry.id);
     this.releaseSlot(entry);
+    state.gate.unlock(entry.id, entry.limits?.unique);
     const dead: DeadLetter = { id: entry.id, queue: entry.queue, body: entry.body, reason, at: Date.now() };
     state.dead.push(dead);
     return dead;

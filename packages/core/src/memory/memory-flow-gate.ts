@@ -2,7 +2,7 @@
  * Flow control of the memory broker, with the Redis broker's semantics: concurrency slots tied to
  * leases, and rate budgets as GCRA (a held task books the next token and is held until it is due).
  */
-import type { ConcurrencyBudget, MessageLimits, RateBudget, RateSetting } from '../flow/message-limits';
+import type { ConcurrencyBudget, MessageLimits, RateBudget, RateSetting, UniqueLock } from '../flow/message-limits';
 
 /** Hold a task until this time (epoch ms); `Infinity` holds it until a slot of its scope frees. */
 export type HoldUntil = number;
@@ -20,6 +20,8 @@ export class MemoryFlowGate {
   private readonly waiting = new Map<string, string[]>();
   /** Rate scope -> theoretical arrival time of the next start (GCRA), epoch ms. */
   private readonly arrivals = new Map<string, number>();
+  /** Unique key -> the id holding it, and until when (its ttl). */
+  private readonly locks = new Map<string, { id: string; until: number }>();
   /** Ids whose start time was booked when they were held for their rate. */
   private readonly booked = new Set<string>();
 
@@ -36,6 +38,25 @@ export class MemoryFlowGate {
     }
     if (concurrency) this.slotsOf(concurrency.key).add(id);
     return undefined;
+  }
+
+  /**
+   * The id holding `unique`'s key while it is alive (`alive(id)` says whether its task is still
+   * waiting or running, or running for a 'running' lock), or undefined.
+   */
+  uniqueHolder(unique: UniqueLock, alive: (id: string) => boolean, now: number): string | undefined {
+    const lock = this.locks.get(unique.key);
+    return lock && lock.until > now && alive(lock.id) ? lock.id : undefined;
+  }
+
+  /** Takes `unique`'s key for `id`, over a stale holder. */
+  lock(id: string, unique: UniqueLock, now: number): void {
+    this.locks.set(unique.key, { id, until: now + unique.ttl });
+  }
+
+  /** Releases `unique`'s key if `id` still holds it. */
+  unlock(id: string, unique: UniqueLock | undefined): void {
+    if (unique && this.locks.get(unique.key)?.id === id) this.locks.delete(unique.key);
   }
 
   /** Frees the slot `id` held, if any; returns the held ids of its scope to wake, oldest first. */

@@ -8,6 +8,7 @@ import { controlCases } from './broker/control-cases';
 import type { BrokerFactory, OpenBroker } from './broker/harness';
 import { failedCases } from './broker/failed-cases';
 import { flowCases } from './broker/flow-cases';
+import { uniqueCases } from './broker/unique-cases';
 import { leaseCases } from './broker/lease-cases';
 import { queueCases } from './broker/queue-cases';
 import { revokeCases } from './broker/revoke-cases';
@@ -46,5 +47,6 @@ export function runBrokerConformance(name: string, factory: BrokerFactory): void
     describe('control channel and paused queues', () => controlCases(open));
     describe('failed-task registry', () => failedCases(open));
     describe('flow control', () => flowCases(open));
+    describe('unique tasks', () => uniqueCases(open));
   });
 }

@@ -21,6 +21,9 @@ for i, id in ipairs(ids) do
 end
 if #acked == 0 then return 0 end
 releaseSlots(acked, ackedLimits)
+for i, id in ipairs(acked) do
+  if ackedLimits[i] then unlockUnique(id, ackedLimits[i]) end
+end
 for i = 1, #acked, 1000 do
   local last = math.min(i + 999, #acked)
   redis.call('ZREM', KEYS[3], unpack(acked, i, last))

@@ -19,6 +19,7 @@ for i = 4, #ARGV, 3 do
       redis.call('ZADD', KEYS[10], num(now), id)
     end
     releaseSlots({ id }, limits)
+    unlockUnique(id, limits[1])
     redis.call('ZREM', KEYS[3], id)
     forget(id)
     acked = acked + 1

@@ -4,8 +4,12 @@
 -- ARGV[1] now (epoch ms); ARGV[2] n; then n groups of 6: id, priority, eta (epoch ms, 0 = now),
 --   idempotent ('1' = skip when the id is still waiting or running), body, limits (JSON, '' = none;
 --   see includes/flow.lua).
--- Returns: n integers, 1 = published, 0 = duplicate.
+--   A message whose limits make it unique is not stored while a live task holds its key: its result
+--   is that task's id instead (see includes/flow.lua).
+-- Returns: n results, 1 = published, 0 = duplicate (its id is still waiting or running), or the id of
+--   the unique task it duplicates.
 -- #include common
+-- #include flow
 
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
@@ -15,9 +19,14 @@ local limited = false
 for i = 1, n do
   local base = 2 + (i - 1) * 6
   local id = ARGV[base + 1]
+  local unique = ARGV[base + 6] ~= '' and cjson.decode(ARGV[base + 6]).unique
+  local holder = unique and uniqueHolder(unique, seen)
   if ARGV[base + 4] == '1' and (seen[id] or redis.call('HEXISTS', KEYS[4], id) == 1) then
     results[i] = 0
+  elseif holder then
+    results[i] = holder
   else
+    if unique and unique['while'] ~= 'running' then lockUnique(id, unique) end
     results[i] = 1
     seen[id] = true
     local priority = tonumber(ARGV[base + 2])

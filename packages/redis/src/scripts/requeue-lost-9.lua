@@ -13,6 +13,7 @@ local held, limits = leaseCounts({ id }, { ARGV[2] })
 if not held[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
 releaseSlots({ id }, limits)
 if delivery >= tonumber(ARGV[4]) then
+  unlockUnique(id, limits[1])
   bury(id, ARGV[5] .. ' (delivered ' .. delivery .. ' times, maxDeliveries ' .. ARGV[4] .. ')', tonumber(ARGV[3]), ARGV[6])
   return 2
 end

@@ -56,7 +56,8 @@ else
     local stored = redis.call('HMGET', KEYS[5], unpack(fields))
     for i, limits in ipairs(stored) do
       local id = popped[2 * i - 1]
-      local hold = limits and admit(id, cjson.decode(limits), nowMs)
+      local decoded = limits and cjson.decode(limits)
+      local hold = decoded and admit(id, decoded, nowMs)
       if hold then
         redis.call('ZADD', KEYS[2], num(hold), id)
         if hold < HELD then
@@ -65,6 +66,10 @@ else
         end
       else
         ids[#ids + 1] = id
+        -- A unique task leaves 'queued' here: a 'queued' lock ends, a 'running' one begins.
+        local unique = decoded and decoded.unique
+        if unique and unique['while'] == 'queued' then unlockUnique(id, limits) end
+        if unique and unique['while'] == 'running' then lockUnique(id, unique) end
       end
     end
     if #ids >= count then break end

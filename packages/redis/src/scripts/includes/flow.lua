@@ -7,6 +7,7 @@
 --   slots:<scope>   SET    ids holding a slot (each under a lease)
 --   waiting:<scope> LIST   ids held for a slot, oldest first (a removed id is skipped when popped)
 --   rate:<scope>    STRING the GCRA theoretical arrival time (epoch ms), expiring once it has passed
+--   unique:<key>    STRING the id of the unique task holding the key (with the lock's ttl)
 
 local QUEUE_BASE = string.sub(KEYS[1], 1, -7)
 -- The delayed score of a task held for a slot: a release wakes it, never the clock (2^52 ms).
@@ -53,6 +54,34 @@ local function admit(id, limits, now)
   end
   if slots then redis.call('SADD', slots, id) end
   return nil
+end
+
+-- The id of the task holding `unique`'s key while it is alive (its message still stored; running,
+-- for a 'running' lock), or nil. A lock whose holder ended (acked, revoked, purged, dead-lettered)
+-- is ignored even if its release was missed, so a lock never outlives its task. `seen` holds ids
+-- published earlier in the same script call.
+local function uniqueHolder(unique, seen)
+  local holder = redis.call('GET', flowKey('unique', unique.key))
+  if not holder then return nil end
+  if unique['while'] == 'running' then
+    if redis.call('ZSCORE', KEYS[3], holder) then return holder end
+  elseif seen[holder] or redis.call('HEXISTS', KEYS[4], holder) == 1 then
+    return holder
+  end
+  return nil
+end
+
+-- Takes unique lock `unique` for `id` (over a stale holder).
+local function lockUnique(id, unique)
+  redis.call('SET', flowKey('unique', unique.key), id, 'PX', unique.ttl)
+end
+
+-- Releases the unique lock `id` holds, if it still does; `stored` is its `limits:<id>` field (or false).
+local function unlockUnique(id, stored)
+  local unique = stored and cjson.decode(stored).unique
+  if not unique then return end
+  local lock = flowKey('unique', unique.key)
+  if redis.call('GET', lock) == id then redis.call('DEL', lock) end
 end
 
 -- Frees the slots of these ids (their leases ended) and makes the oldest held task of each freed
