@@ -117,6 +117,7 @@ export {
   type TaskRecord,
   type TaskState,
   type TerminateSignal,
+  type ThrottleOptions,
   type UniqueLock,
   type UniqueOptions,
   type UniqueWhile,

@@ -137,4 +137,34 @@ describe('flow-control options', () => {
     await expect(again).resolves.toBe('users rebuilt');
     expect([again.deduplicated, again.id === first.id, runs]).toEqual([false, false, 3]);
   });
+
+  it('throttle: the first send runs, later ones in the window get its handle even after it ran', async () => {
+    expect(() => t.app.task('both', () => 1, { unique: true, throttle: '1s' })).toThrow(
+      invalid('throttle of task both'),
+    );
+    expect(() => t.app.task('bad', () => 1, { throttle: 'often' as never })).toThrow(
+      invalid('throttle of task bad', 'CELERIAC_INVALID_DURATION'),
+    );
+    let runs = 0;
+    const ping = t.app.task(
+      'status.ping',
+      (host: string) => {
+        runs += 1;
+        return `${host} up`;
+      },
+      { throttle: '1h' },
+    );
+    const worker = await t.startWorker();
+    const first = ping.delay('db');
+    await expect(first).resolves.toBe('db up');
+    await worker.close();
+    const later = ping.delay('db');
+    const other = ping.delay('cache');
+    await Promise.all([later.sent, other.sent]);
+    expect([later.deduplicated, later.id === first.id, other.deduplicated]).toEqual([true, true, false]);
+    await expect(later).resolves.toBe('db up');
+    await t.startWorker();
+    await expect(other).resolves.toBe('cache up');
+    expect(runs).toBe(2);
+  });
 });

@@ -74,6 +74,7 @@ export type {
   LimitKey,
   RateLimitOptions,
   RateLimitSpec,
+  ThrottleOptions,
   UniqueOptions,
   UniqueWhile,
 } from './flow/flow-options';

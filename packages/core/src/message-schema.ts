@@ -65,7 +65,7 @@ export function limitsProblem(limits: unknown, path: string): Problem {
       ? check(
           limits.unique,
           'while',
-          "'queued', 'running' or 'queued-or-running'",
+          "'queued', 'running', 'queued-or-running' or 'window'",
           isUniqueWhile,
           true,
           `${path}.unique.while`,
@@ -243,7 +243,7 @@ function isCount(value: unknown): boolean {
 }
 
 function isUniqueWhile(value: unknown): boolean {
-  return value === 'queued' || value === 'running' || value === 'queued-or-running';
+  return value === 'queued' || value === 'running' || value === 'queued-or-running' || value === 'window';
 }
 
 function isPositive(value: unknown): boolean {

@@ -76,4 +76,18 @@ export interface FlowOptions {
    * is true). `true`: the key is the task name and its arguments.
    */
   unique?: true | UniqueOptions;
+  /**
+   * The first send of a call runs; later sends with the same key within the window (from the first)
+   * create no task and get the first's handle (`r.deduplicated`). A duration, or `{ window, key }`
+   * (by default the key is the task name and its arguments, as for `unique: true`).
+   */
+  throttle?: Duration | ThrottleOptions;
+}
+
+/** A throttle window, optionally keyed. */
+export interface ThrottleOptions {
+  /** How long after a run's send later sends of its key are dropped. */
+  window: Duration;
+  /** Runs on the sender with the call's arguments and names the calls that share a window. */
+  key?: LimitKey;
 }

@@ -20,10 +20,13 @@ export interface ConcurrencyBudget {
   key: string;
 }
 
-/** A unique task's lock: its key (task name, `:`, then the key or a hash of the arguments), mode and life. */
+/**
+ * A unique task's lock: its key (task name, `:`, then the key or a hash of the arguments), mode and
+ * life. `'window'` is a throttle: the lock holds for its ttl, whatever became of its task.
+ */
 export interface UniqueLock {
   key: string;
-  while: 'queued' | 'running' | 'queued-or-running';
+  while: 'queued' | 'running' | 'queued-or-running' | 'window';
   /** The lock's longest life, in ms. */
   ttl: number;
 }

@@ -2,7 +2,7 @@
  * Checks flow-control options when a task is registered, and turns them into the limits of one call
  * when its message is built (the key functions run here, on the sender).
  */
-import { toMilliseconds } from '../duration';
+import { toMilliseconds, type Duration } from '../duration';
 import { CeleriacError } from '../errors';
 import type {
   ConcurrencyOptions,
@@ -10,6 +10,7 @@ import type {
   LimitKey,
   RateLimitOptions,
   RateLimitSpec,
+  ThrottleOptions,
   UniqueOptions,
   UniqueWhile,
 } from './flow-options';
@@ -51,6 +52,9 @@ export function checkFlowOptions(name: string, options: FlowOptions): void {
   if (options.rateLimit !== undefined) parseRate(options.rateLimit, 'rateLimit', `task ${name}`);
   if (options.concurrency !== undefined) concurrencyOf(options.concurrency, name);
   if (options.unique !== undefined) uniqueOf(options.unique, name);
+  if (options.throttle !== undefined) throttleOf(options.throttle, name);
+  if (options.unique !== undefined && options.throttle !== undefined)
+    throw flowInvalid(`throttle of task ${name}`, options.throttle, 'no throttle on a unique task (choose one)');
 }
 
 /** The limits of one call, or undefined when the task has none (the common case costs one check). */
@@ -59,7 +63,12 @@ export function limitsOf(
   args: readonly unknown[],
   options: FlowOptions | undefined,
 ): MessageLimits | undefined {
-  if (options?.rateLimit === undefined && options?.concurrency === undefined && options?.unique === undefined)
+  if (
+    options?.rateLimit === undefined &&
+    options?.concurrency === undefined &&
+    options?.unique === undefined &&
+    options?.throttle === undefined
+  )
     return undefined;
   const limits: MessageLimits = { task: name };
   if (options.rateLimit !== undefined) {
@@ -77,7 +86,24 @@ export function limitsOf(
       unique.key === undefined ? `${name}:${argumentsKey(name, args)}` : scope(name, unique.key, args, 'unique.key');
     limits.unique = { key, while: unique.while, ttl: unique.ttl };
   }
+  if (options.throttle !== undefined) {
+    const throttle = throttleOf(options.throttle, name);
+    const key =
+      throttle.key === undefined
+        ? `${name}:${argumentsKey(name, args)}`
+        : scope(name, throttle.key, args, 'throttle.key');
+    limits.unique = { key, while: 'window', ttl: throttle.window };
+  }
   return limits;
+}
+
+function throttleOf(value: Duration | ThrottleOptions, name: string): { key?: LimitKey; window: number } {
+  const options = typeof value === 'object' && value !== null ? value : { window: value };
+  if (options.key !== undefined && typeof options.key !== 'function')
+    throw flowInvalid(`throttle.key of task ${name}`, options.key, 'a function of the arguments');
+  const window = toMilliseconds(options.window, `throttle of task ${name}`);
+  if (window < 1) throw flowInvalid(`throttle of task ${name}`, options.window, 'a duration of at least 1ms');
+  return options.key === undefined ? { window } : { key: options.key, window };
 }
 
 const UNIQUE_WHILE: readonly UniqueWhile[] = ['queued', 'running', 'queued-or-running'];

@@ -46,7 +46,9 @@ export class MemoryFlowGate {
    */
   uniqueHolder(unique: UniqueLock, alive: (id: string) => boolean, now: number): string | undefined {
     const lock = this.locks.get(unique.key);
-    return lock && lock.until > now && alive(lock.id) ? lock.id : undefined;
+    if (!lock || lock.until <= now) return undefined;
+    // A throttle's window holds whatever became of its task.
+    return unique.while === 'window' || alive(lock.id) ? lock.id : undefined;
   }
 
   /** Takes `unique`'s key for `id`, over a stale holder. */
@@ -56,7 +58,7 @@ export class MemoryFlowGate {
 
   /** Releases `unique`'s key if `id` still holds it. */
   unlock(id: string, unique: UniqueLock | undefined): void {
-    if (unique && this.locks.get(unique.key)?.id === id) this.locks.delete(unique.key);
+    if (unique && unique.while !== 'window' && this.locks.get(unique.key)?.id === id) this.locks.delete(unique.key);
   }
 
   /** Frees the slot `id` held, if any; returns the held ids of its scope to wake, oldest first. */

@@ -53,4 +53,17 @@ export function uniqueCases(open: OpenBroker): void {
     await broker.deadLetter(next!, 'test');
     expect(await writer.publish([unique('last')])).toEqual(['published']);
   });
+
+  it("a throttle's window holds after its task ended: later sends name the first until it passes", async () => {
+    const { broker, writer } = await open();
+    const throttled = (id: string, key = 'ping:1'): Envelope =>
+      envelope(id, { limits: { task: 'ping', unique: { key, while: 'window', ttl: 60_000 } } });
+    expect(await writer.publish([throttled('t1'), throttled('t2'), throttled('t3', 'ping:2')])).toEqual([
+      'published',
+      { duplicateOf: 't1' },
+      'published',
+    ]);
+    await broker.ack(await broker.reserve([QUEUE], 10));
+    expect(await writer.publish([throttled('t4')])).toEqual([{ duplicateOf: 't1' }]);
+  });
 }

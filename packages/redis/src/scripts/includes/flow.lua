@@ -63,6 +63,8 @@ end
 local function uniqueHolder(unique, seen)
   local holder = redis.call('GET', flowKey('unique', unique.key))
   if not holder then return nil end
+  -- A throttle's window holds whatever became of its task.
+  if unique['while'] == 'window' then return holder end
   if unique['while'] == 'running' then
     if redis.call('ZSCORE', KEYS[3], holder) then return holder end
   elseif seen[holder] or redis.call('HEXISTS', KEYS[4], holder) == 1 then
@@ -79,7 +81,7 @@ end
 -- Releases the unique lock `id` holds, if it still does; `stored` is its `limits:<id>` field (or false).
 local function unlockUnique(id, stored)
   local unique = stored and cjson.decode(stored).unique
-  if not unique then return end
+  if not unique or unique['while'] == 'window' then return end
   local lock = flowKey('unique', unique.key)
   if redis.call('GET', lock) == id then redis.call('DEL', lock) end
 end
