@@ -14,6 +14,7 @@
  *   slots:<scope>   SET    ids holding a concurrency slot of the scope (task name, or name:key)
  *   waiting:<scope> LIST   ids held for a slot of the scope
  *   rate:<scope>    STRING GCRA theoretical arrival time of the scope's next start (expires)
+ *   unique:<key>    STRING id of the unique (or throttled) task holding the key, with the lock's ttl
  *   seq        STRING                                              the FIFO sequence counter
  *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
  *   dead       ZSET  id -> time dead-lettered
