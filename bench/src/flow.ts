@@ -1,7 +1,7 @@
 /**
  * What flow control costs per task: the same no-op task with no limits, with a concurrency limit,
- * with a rate limit, and with both per key, each limit set far above what the run reaches, so it is
- * checked on every task and never holds one. Jobs go one at a time (send, await the result) through
+ * with a rate limit, unique (every call's arguments differ), and with both limits per key, each limit
+ * set far above what the run reaches, so it is checked on every task and never holds one. Jobs go one at a time (send, await the result) through
  * an in-process worker at c=1, so every job takes the same Redis steps (no batching) and the command
  * count is exact. Scenarios take turns round by round; the table shows medians.
  *
@@ -23,6 +23,7 @@ const SCENARIOS: ReadonlyArray<[string, TaskOptions]> = [
   ['no limits', {}],
   ['concurrency: 1000', { concurrency: 1_000 }],
   ["rateLimit: '1000000/s'", { rateLimit: '1000000/s' }],
+  ['unique: true', { unique: true }],
   [
     'both, keyed',
     {
