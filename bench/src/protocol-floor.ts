@@ -94,7 +94,7 @@ export async function startProtocolFloor(url: string, prefix: string): Promise<P
           replyTo: clientId,
         });
         const done = new Promise<void>((resolve) => waiters.set(id, resolve));
-        return Promise.all([runScript(client, 'publish', queueKeys, [Date.now(), 1, id, 0, 0, '0', body]), done]);
+        return Promise.all([runScript(client, 'publish', queueKeys, [Date.now(), 1, id, 0, 0, '0', body, '']), done]);
       }),
     async stop() {
       stopped = true;

@@ -25,6 +25,7 @@ import { MemoryBroker } from './memory/memory-broker';
 import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } from './options';
 import { Signature, type SignatureData } from './signature';
 import { createTaskHandle, type TaskFunction, type TaskHandle } from './task';
+import { checkFlowOptions } from './flow/resolve-limits';
 
 /** The Celeriac app without transports beyond `memory://`; use `Celeriac` from the `celeriac` package. */
 export class CeleriacCore {
@@ -114,6 +115,7 @@ export class CeleriacCore {
     if (typeof fn !== 'function') {
       throw new CeleriacError('CELERIAC_INVALID_OPTION', `Task "${name}" needs a function as its second argument.`);
     }
+    checkFlowOptions(name, options);
     this.#runtime.registry.add({
       name,
       fn: fn as unknown as (...args: unknown[]) => unknown,

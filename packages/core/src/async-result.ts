@@ -61,20 +61,45 @@ export interface GetOptions {
   propagate?: boolean;
 }
 
+/**
+ * Makes `result` the handle of the unique task `id` that its send duplicated
+ * (see {@link AsyncResult.deduplicated}).
+ */
+export let adoptDuplicate: (result: AsyncResult<unknown>, id: string) => void;
+
 /** The pending or finished result of one task; also a promise of the task's value. */
 export class AsyncResult<T = unknown> implements PromiseLike<T> {
+  static {
+    adoptDuplicate = (result, id) => {
+      result.#id = id;
+      result.#deduplicated = true;
+    };
+  }
+
   /** Resolves once the broker accepted the message; rejects if publishing failed. */
   readonly sent: Promise<void>;
   private settled: Promise<T> | undefined;
   private readonly sentHere: boolean;
   private readonly sentAt: number;
+  /** A unique task's send may turn out a duplicate: its id is known once `sent` resolves. */
+  private readonly unique: boolean;
+  #id: string;
+  #deduplicated = false;
 
   constructor(
     private readonly source: ResultSource,
     /** The task id. */
-    readonly id: string,
-    options: { sent?: Promise<void>; taskName?: string; sentHere?: boolean; parent?: ParentResult } = {},
+    id: string,
+    options: {
+      sent?: Promise<void>;
+      taskName?: string;
+      sentHere?: boolean;
+      parent?: ParentResult;
+      unique?: boolean;
+    } = {},
   ) {
+    this.#id = id;
+    this.unique = options.unique ?? false;
     this.parent = options.parent;
     this.sent = options.sent ?? Promise.resolve();
     this.sentHere = options.sentHere ?? options.sent !== undefined;
@@ -82,6 +107,22 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     // A failed publish reaches whoever awaits `sent` or the result; it must never be unhandled.
     this.sent.catch(() => undefined);
     this.taskName = options.taskName;
+  }
+
+  /**
+   * The task id. For a task with `unique`, the id it was sent with until `sent` resolves, and then
+   * the id of the task that runs: the earlier one, when this send was a duplicate.
+   */
+  get id(): string {
+    return this.#id;
+  }
+
+  /**
+   * True once `sent` resolved, when this send of a `unique` task created no task because the same
+   * key was queued or running: the handle is then the earlier task's (its id, its result).
+   */
+  get deduplicated(): boolean {
+    return this.#deduplicated;
   }
 
   /** The task name, when this handle was created by a call (unknown for `app.result(id)`). */
@@ -179,9 +220,12 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   }
 
   private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+    // A unique task's id is settled by its publish; a duplicate's outcome is announced to the sender
+    // of the task it duplicates, so this handle waits as a bystander.
+    if (this.unique) await this.sent;
     // `until` lets the backend drop its waiter when the publish fails; the race makes the caller
     // hear of that failure from any backend, also one that ignores `until`.
-    const hint = { sentHere: this.sentHere, sentAt: this.sentAt, until: this.sent };
+    const hint = { sentHere: this.sentHere && !this.#deduplicated, sentAt: this.sentAt, until: this.sent };
     if (timeout === undefined) return this.orPublishFailure(this.source.backend.waitFor(this.id, undefined, hint));
     const ms = toMilliseconds(timeout, 'timeout');
     const controller = new AbortController();

@@ -12,10 +12,14 @@
  */
 import type { ControlTransport } from './control/control-types';
 import type { RemoteError } from './errors';
+import type { RateSetting } from './flow/message-limits';
 import type { Envelope } from './message';
 
-/** What happened to one published envelope. */
-export type PublishOutcome = 'published' | 'duplicate';
+/**
+ * What happened to one published envelope: stored, skipped (its chosen id is still waiting or
+ * running), or skipped as a duplicate of the unique task with id `duplicateOf`.
+ */
+export type PublishOutcome = 'published' | 'duplicate' | { readonly duplicateOf: string };
 
 /** A message leased to a worker. Hand it back to `ack`, `requeue` or `deadLetter`. */
 export interface Delivery {
@@ -206,6 +210,13 @@ export interface Broker extends Partial<ControlTransport> {
    * result: `app.purge()` records each as REVOKED (reason `purged`), which wakes their waiters.
    */
   purge(queue: string): Promise<PurgedMessage[]>;
+  /**
+   * Sets the rate limit of every scope of `task` from now on, over the one it was registered with
+   * (undefined: back to that one). Kept by the broker, so every worker and later process sees it.
+   */
+  setRateLimit?(task: string, rate: RateSetting | undefined): Promise<void>;
+  /** The rate limits set at run time, by task name. */
+  rateLimits?(): Promise<Record<string, RateSetting>>;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

@@ -68,6 +68,17 @@ export { Codec, type CustomSerializer, type JsonValue, type SerializedValue, typ
 export { currentTask, maybeCurrentTask, type RetryOptions, type TaskContext } from './context';
 export { task, type MethodKeys, type RegisteredTasks, type TaskDecoratorOptions } from './decorator';
 export type { Duration, DurationUnit } from './duration';
+export type {
+  ConcurrencyOptions,
+  FlowOptions,
+  LimitKey,
+  RateLimitOptions,
+  RateLimitSpec,
+  ThrottleOptions,
+  UniqueOptions,
+  UniqueWhile,
+} from './flow/flow-options';
+export type { ConcurrencyBudget, MessageLimits, RateBudget, RateSetting, UniqueLock } from './flow/message-limits';
 export {
   BrokerUnavailableError,
   CeleriacError,

@@ -40,7 +40,39 @@ export function messageProblem(message: Record<string, unknown>): string | undef
     check(message, 'parentId', 'a string', isString) ??
     check(message, 'rootId', 'a string', isString) ??
     check(message, 'dependsOn', 'a list of task ids', isIdList) ??
-    (message.flow === undefined ? undefined : flowProblem(message.flow, 'flow'))
+    (message.flow === undefined ? undefined : flowProblem(message.flow, 'flow')) ??
+    (message.limits === undefined ? undefined : limitsProblem(message.limits, 'limits'))
+  );
+}
+
+/** Flow-control limits: the task name, and each budget's numbers and scope key. */
+export function limitsProblem(limits: unknown, path: string): Problem {
+  if (!isObject(limits)) return mustBe(path, 'an object', limits);
+  const budget = (field: 'rate' | 'concurrency' | 'unique', numbers: readonly string[]): Problem => {
+    const value = limits[field];
+    if (value === undefined) return undefined;
+    if (!isObject(value)) return mustBe(`${path}.${field}`, 'an object', value);
+    for (const name of numbers) {
+      const problem = check(value, name, 'an integer >= 1', isPositive, true, `${path}.${field}.${name}`);
+      if (problem !== undefined) return problem;
+    }
+    return check(value, 'key', 'a non-empty string', isId, true, `${path}.${field}.key`);
+  };
+  return (
+    check(limits, 'task', 'a non-empty string', isId, true, `${path}.task`) ??
+    budget('rate', ['limit', 'per', 'burst']) ??
+    budget('concurrency', ['limit']) ??
+    budget('unique', ['ttl']) ??
+    (isObject(limits.unique)
+      ? check(
+          limits.unique,
+          'while',
+          "'queued', 'running', 'queued-or-running' or 'window'",
+          isUniqueWhile,
+          true,
+          `${path}.unique.while`,
+        )
+      : undefined)
   );
 }
 
@@ -221,6 +253,14 @@ function isTime(value: unknown): boolean {
 
 function isCount(value: unknown): boolean {
   return Number.isInteger(value) && (value as number) >= 0;
+}
+
+function isUniqueWhile(value: unknown): boolean {
+  return value === 'queued' || value === 'running' || value === 'queued-or-running' || value === 'window';
+}
+
+function isPositive(value: unknown): boolean {
+  return isCount(value) && (value as number) >= 1;
 }
 
 function isPriority(value: unknown): boolean {

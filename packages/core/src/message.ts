@@ -5,6 +5,7 @@
 import { hmac, sameMac } from './internal/hmac';
 import type { Flow } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
+import type { MessageLimits } from './flow/message-limits';
 import { CeleriacError, InvalidMessageError } from './errors';
 import { checkReplayWindow, type DeliveryCheck } from './internal/replay-window';
 import { messageProblem, serializedProblem } from './message-schema';
@@ -49,6 +50,8 @@ export interface TaskMessage {
   flow?: Flow;
   /** Task ids that must succeed before this task runs. */
   dependsOn?: string[];
+  /** Flow-control limits (rate, concurrency) the broker enforces when it leases the task. */
+  limits?: MessageLimits;
 }
 
 /** What a broker stores and moves: routing data plus the opaque encoded message. */
@@ -62,6 +65,8 @@ export interface Envelope {
   idempotent: boolean;
   /** The encoded {@link TaskMessage}. */
   body: string;
+  /** The message's flow-control limits, for the broker to enforce without decoding the body. */
+  limits?: MessageLimits;
 }
 
 interface WireMessage extends Omit<TaskMessage, 'args' | 'flow'> {
@@ -213,6 +218,7 @@ export function readCheckedMessage(codec: Codec, text: string): TaskMessage {
 export function envelopeOf(message: TaskMessage, body: string, idempotent: boolean): Envelope {
   const envelope: Envelope = { id: message.id, queue: message.queue, priority: message.priority, idempotent, body };
   if (message.eta !== undefined) envelope.eta = message.eta;
+  if (message.limits !== undefined) envelope.limits = message.limits;
   return envelope;
 }
 

@@ -6,6 +6,7 @@ import type { Composable } from './canvas/composable';
 import type { ResultBackend } from './backend';
 import type { Broker } from './broker';
 import type { Duration } from './duration';
+import type { FlowOptions } from './flow/flow-options';
 
 /** Options of `new Celeriac(...)`. */
 export interface CeleriacOptions {
@@ -111,7 +112,7 @@ export interface EventOptions {
 export type ErrorMatcher = (abstract new (...args: never[]) => Error) | string;
 
 /** Options of one task, given to `app.task(...)` or `@task(...)`. */
-export interface TaskOptions<R = unknown> {
+export interface TaskOptions<R = unknown> extends FlowOptions {
   /**
    * The queue the task is sent to.
    * @defaultValue the app's `defaultQueue`

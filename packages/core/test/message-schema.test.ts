@@ -71,6 +71,22 @@ describe('the message shape check', () => {
       /^flow\.then must be a list of workflow nodes, not "x"/,
     ],
     ['a link is a number', flow({ link: [5] }), /^flow\.link\[0\] must be a workflow node/],
+    [
+      'the limits have no task',
+      (edited: Record<string, unknown>) => void (edited.limits = { rate: { limit: 1, per: 1000, burst: 1, key: 'k' } }),
+      /^limits\.task must be a non-empty string, and is missing/,
+    ],
+    [
+      'a concurrency limit is 0',
+      (edited: Record<string, unknown>) => void (edited.limits = { task: 't', concurrency: { limit: 0, key: 't' } }),
+      /^limits\.concurrency\.limit must be an integer >= 1, not 0/,
+    ],
+    [
+      'a rate has no scope key',
+      (edited: Record<string, unknown>) =>
+        void (edited.limits = { task: 't', rate: { limit: 1, per: 1000, burst: 1 } }),
+      /^limits\.rate\.key must be a non-empty string, and is missing/,
+    ],
     ['a step is null', flow({ then: [null] }), /^flow\.then\[0\] must be a workflow node/],
     [
       'the membership is empty',

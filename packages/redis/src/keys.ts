@@ -7,7 +7,14 @@
  *   active     ZSET  id -> lease deadline (epoch ms)               reserved by a worker
  *   messages   HASH  id -> encoded message                         for every waiting, delayed or active id
  *   meta       HASH  priority:<id> -> n (only when n > 0), lost:<id> -> leases lapsed so far,
- *                    paused -> 1 while the queue is paused (reserve leases nothing)
+ *                    paused -> 1 while the queue is paused (reserve leases nothing),
+ *                    limits:<id> -> JSON flow-control limits, booked:<id> -> 1 (a rate token is booked),
+ *                    limited -> 1 once a message with limits was published, rate-limit:<task> -> JSON rate
+ *                    set at run time
+ *   slots:<scope>   SET    ids holding a concurrency slot of the scope (task name, or name:key)
+ *   waiting:<scope> LIST   ids held for a slot of the scope
+ *   rate:<scope>    STRING GCRA theoretical arrival time of the scope's next start (expires)
+ *   unique:<key>    STRING id of the unique (or throttled) task holding the key, with the lock's ttl
  *   seq        STRING                                              the FIFO sequence counter
  *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
  *   dead       ZSET  id -> time dead-lettered
@@ -19,6 +26,7 @@
  *   queues     SET   names of queues ever published to (for revoke and inspection)
  *   revoked    ZSET  id -> expiry (epoch ms); each revoke forgets the expired ones
  *   revoked-info HASH id -> JSON revocation (terminate flag, reason), pruned with `revoked`
+ *   rate-limits HASH task name -> JSON rate set at run time (copied into each queue's meta)
  *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
  *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
  *   events     STREAM the event log, capped with MAXLEN ~ (one entry a write: e -> JSON array of events)
@@ -99,6 +107,11 @@ export class KeySpace {
   /** Revoked ids with their expiry. */
   get revoked(): string {
     return `${this.prefix}:{${this.prefix}}:revoked`;
+  }
+
+  /** Rate limits set at run time, by task name. */
+  get rateLimits(): string {
+    return `${this.prefix}:{${this.prefix}}:rate-limits`;
   }
 
   /** Whether each revocation also terminates, by id. */

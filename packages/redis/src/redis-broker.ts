@@ -22,11 +22,13 @@ import {
   type ControlHandler,
   type ControlReply,
   type ControlRequest,
+  type RateSetting,
 } from '@celeriac/core';
 import { corked, type RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
 import { RedisControl } from './redis-control';
+import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -74,11 +76,18 @@ export class RedisBroker implements Broker {
         const args: Array<string | number> = [now, chunk.length];
         for (const index of chunk) {
           const envelope = envelopes[index] as Envelope;
-          args.push(envelope.id, envelope.priority, envelope.eta ?? 0, envelope.idempotent ? '1' : '0', envelope.body);
+          args.push(
+            envelope.id,
+            envelope.priority,
+            envelope.eta ?? 0,
+            envelope.idempotent ? '1' : '0',
+            envelope.body,
+            envelope.limits ? JSON.stringify(envelope.limits) : '',
+          );
         }
         calls.push(
-          this.script<number[]>('publish', queue, args).then((results) => {
-            chunk.forEach((index, position) => (outcomes[index] = results[position] === 1 ? 'published' : 'duplicate'));
+          this.script<Array<number | string>>('publish', queue, args).then((results) => {
+            chunk.forEach((index, position) => (outcomes[index] = outcomeOf(results[position])));
           }),
         );
       }
@@ -470,6 +479,14 @@ export class RedisBroker implements Broker {
     return this.control.listQueues();
   }
 
+  setRateLimit(task: string, rate: RateSetting | undefined): Promise<void> {
+    return setRateLimit(this.connection.client, this.keys, task, rate);
+  }
+
+  rateLimits(): Promise<Record<string, RateSetting>> {
+    return listRateLimits(this.connection.client, this.keys);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -495,6 +512,12 @@ export class RedisBroker implements Broker {
   private script<T = unknown>(name: ScriptName, queue: string, args: ReadonlyArray<string | number>): Promise<T> {
     return runScript<T>(this.connection.client, name, queueKeyList(this.keys.queue(queue)), args);
   }
+}
+
+/** A publish script result: 1 stored, 0 a duplicate id, or the id of the unique task it duplicates. */
+function outcomeOf(result: number | string | undefined): PublishOutcome {
+  if (typeof result === 'string') return { duplicateOf: result };
+  return result === 1 ? 'published' : 'duplicate';
 }
 
 /** The reserve script's reply: the next due time (or ''), then id, body, delivery number per message. */

@@ -2,7 +2,7 @@
  * `celeriac inspect` and `celeriac control`: broadcast a request to the live workers (or the one
  * `--worker` names) and print what each answered within `--timeout`.
  */
-import type { ControlOptions, ControlReply, HeldTask, InspectWhat } from '@celeriac/core';
+import type { ControlOptions, ControlReply, HeldTask, InspectWhat, RateLimitSpec } from '@celeriac/core';
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Argument, Command } from 'commander';
 import { ago, answered, byHost, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
@@ -13,7 +13,15 @@ interface TargetFlags extends OpsFlags {
 }
 
 const INSPECT: readonly InspectWhat[] = ['active', 'reserved', 'scheduled', 'registered', 'stats'];
-const CONTROL = ['ping', 'shutdown', 'pool-grow', 'pool-shrink', 'cancel-consumer', 'add-consumer'] as const;
+const CONTROL = [
+  'ping',
+  'shutdown',
+  'pool-grow',
+  'pool-shrink',
+  'cancel-consumer',
+  'add-consumer',
+  'rate-limit',
+] as const;
 type ControlWhat = (typeof CONTROL)[number];
 
 /** `celeriac inspect active|reserved|scheduled|registered|stats`. */
@@ -33,17 +41,25 @@ export function inspectCommand(): Command {
     );
 }
 
-/** `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q`. */
+/**
+ * `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q` and
+ * `celeriac control rate-limit TASK RATE|reset` (kept in the broker: every worker, no broadcast).
+ */
 export function controlCommand(): Command {
   return withTarget(new Command('control'))
     .description(
       'Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / ' +
-        'cancel-consumer QUEUE.',
+        'cancel-consumer QUEUE, rate-limit TASK RATE (e.g. 50/s; reset goes back to the one in code).',
     )
     .addArgument(new Argument('<command>', 'what to do').choices(CONTROL))
-    .argument('[argument]', 'the count (pool-grow, pool-shrink) or the queue (add-consumer, cancel-consumer)')
-    .action((command: ControlWhat, argument: string | undefined, flags: TargetFlags) =>
+    .argument(
+      '[argument]',
+      'the count (pool-grow, pool-shrink), the queue (add-consumer, cancel-consumer) or the task (rate-limit)',
+    )
+    .argument('[rate]', "rate-limit only: the new rate, like '50/s', '10/m', '1000/h', or reset")
+    .action((command: ControlWhat, argument: string | undefined, rate: string | undefined, flags: TargetFlags) =>
       withOpsApp(flags, 'control', async (app) => {
+        if (command === 'rate-limit') return setRateLimit(app, argument, rate, flags.json === true);
         const replies = byHost(
           answered(await send(app, command, argument, target(flags)), flags.timeout, flags.worker),
         );
@@ -51,6 +67,28 @@ export function controlCommand(): Command {
         for (const reply of replies) if (reply.ok) console.log(`${reply.hostname}: ${JSON.stringify(reply.value)}`);
       }),
     );
+}
+
+/** Sets (or with `reset`, clears) the rate limit of a task, and says so. */
+async function setRateLimit(
+  app: LoadedApp,
+  task: string | undefined,
+  rate: string | undefined,
+  json: boolean,
+): Promise<void> {
+  if (!task || !rate)
+    throw new Error(
+      'control rate-limit needs a task and a rate, e.g. celeriac control rate-limit api.call 50/s -A app.',
+    );
+  await app.control.rateLimit(task, rate === 'reset' ? null : (rate as RateLimitSpec));
+  const set = (await app.control.rateLimits())[task];
+  if (json) return console.log(JSON.stringify({ task, rate: set ?? null }, null, 2));
+  console.log(
+    set
+      ? `Rate limit of ${task}: ${set.limit} per ${set.per} ms, burst ${set.burst} ` +
+          '(every worker, from its next reservation).'
+      : `Rate limit of ${task}: back to the one it was registered with.`,
+  );
 }
 
 function send(
@@ -80,6 +118,8 @@ function send(
       return app.control.addConsumer(needs('a queue'), options);
     case 'cancel-consumer':
       return app.control.cancelConsumer(needs('a queue'), options);
+    case 'rate-limit':
+      throw new Error('control rate-limit is not sent to workers');
   }
 }
 

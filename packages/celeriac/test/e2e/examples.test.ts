@@ -39,6 +39,11 @@ describe('the examples', () => {
     ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],
     ['beat', 'examples/beat/dist/run-demo.js', /each fired once, none missing, all ran/],
     [
+      'flow-control',
+      'examples/flow-control/dist/main.js',
+      /at most 2 at once[\s\S]*at most 1 at once per account[\s\S]*raised to 50\/s at run time/,
+    ],
+    [
       'operations',
       'examples/operations/dist/run-demo.js',
       new RegExp(

@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { Broker } from '../broker';
 import { toMilliseconds, type Duration } from '../duration';
 import { CeleriacError } from '../errors';
+import type { RateLimitOptions, RateLimitSpec } from '../flow/flow-options';
+import type { RateSetting } from '../flow/message-limits';
+import { parseRate } from '../flow/resolve-limits';
 import type { ControlCommand, ControlReply, ControlTransport } from './control-types';
 
 /** What `inspect` can ask a worker. */
@@ -81,6 +84,28 @@ export class Control {
     return this.send('cancel-consumer', queueName(queue), options);
   }
 
+  /**
+   * Changes the rate limit of task `name` (every key's budget, for a keyed limit) across every
+   * worker, from their next reservation on: `'50/s'`, `{ limit, per, burst }`, or `null` to go back
+   * to the limit the task was registered with. Kept in the broker, so it outlives this process.
+   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a bad rate, `CELERIAC_INVALID_STATE` for a
+   * broker without flow control.
+   */
+  async rateLimit(name: string, rate: RateLimitSpec | Omit<RateLimitOptions, 'key'> | null): Promise<void> {
+    if (typeof name !== 'string' || name.length === 0)
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        'Name the task, e.g. app.control.rateLimit("api.call", "50/s").',
+      );
+    const setting = rate === null ? undefined : parseRate(rate, 'rate limit', `task ${name}`);
+    await rateLimitsOf(this.broker()).setRateLimit(name, setting);
+  }
+
+  /** The rate limits changed at run time (see {@link Control.rateLimit}), by task name. */
+  rateLimits(): Promise<Record<string, RateSetting>> {
+    return rateLimitsOf(this.broker()).rateLimits();
+  }
+
   /** Sends one request and collects the replies. */
   private send(
     command: ControlCommand,
@@ -115,6 +140,17 @@ export function controlOf(broker: Broker): ControlTransport {
     );
   }
   return broker as ControlTransport;
+}
+
+/** The broker's rate-limit seam, or an error saying this broker has none. */
+function rateLimitsOf(broker: Broker): Required<Pick<Broker, 'setRateLimit' | 'rateLimits'>> {
+  if (!broker.setRateLimit || !broker.rateLimits) {
+    throw new CeleriacError(
+      'CELERIAC_INVALID_STATE',
+      'This broker has no flow control; use the memory or Redis broker for rate limits.',
+    );
+  }
+  return broker as Required<Pick<Broker, 'setRateLimit' | 'rateLimits'>>;
 }
 
 function positive(n: number): number {

@@ -4,6 +4,7 @@ import { freeze } from '../canvas/freeze';
 import type { Flow } from '../canvas/nodes';
 import { callbackNodes, dependencyIds } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
+import { limitsOf } from '../flow/resolve-limits';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
 import { TRACEPARENT_FORMAT, traceparentProblem } from '../message-schema';
 import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
@@ -80,6 +81,8 @@ export function buildMessage(input: MessageInput): TaskMessage {
   if (input.rootId !== undefined) message.rootId = input.rootId;
   const flow = flowOf(input);
   if (flow) message.flow = flow;
+  const limits = limitsOf(input.name, input.args, task);
+  if (limits) message.limits = limits;
   if (call.dependsOn !== undefined) {
     const ids = dependencyIds(call.dependsOn);
     if (ids.some((dependency) => typeof dependency !== 'string' || dependency.length === 0))

@@ -3,7 +3,7 @@
  * encode, publish and decode messages. Workers and Beat work with it (through `runtimeOf(app)`);
  * users work with the app class, which keeps it out of its public type.
  */
-import { AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
+import { adoptDuplicate, AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
 import type { BackendSettings, ResultBackend, StoreEntry } from '../backend';
 import type { Broker, BrokerSettings, PurgedMessage } from '../broker';
 import { failFlow, type FlowContext } from '../canvas/flow';
@@ -112,10 +112,19 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
     const span = startSendSpan(message);
     const envelope = span ? this.tracedEnvelope(message, idempotent, [span]) : this.envelope(message, idempotent);
-    const sent = this.publisher.publish(envelope, this.sentEvent(message)).then(() => undefined);
+    const unique = message.limits?.unique !== undefined;
+    const sent = this.publisher.publish(envelope, this.sentEvent(message)).then((outcome) => {
+      if (typeof outcome === 'object') adoptDuplicate(result, outcome.duplicateOf);
+    });
     if (span) endWhenSettled(span, sent);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
-    return new AsyncResult<R>(this, message.id, { sent, taskName: message.task, sentHere: !idempotent });
+    const result = new AsyncResult<R>(this, message.id, {
+      sent,
+      taskName: message.task,
+      sentHere: !idempotent,
+      unique,
+    });
+    return result;
   }
 
   /** Builds the message of a call without sending it. */

@@ -18,7 +18,9 @@ import type {
 } from '../broker';
 import { collectReplies } from '../control/collect-replies';
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest } from '../control/control-types';
+import type { MessageLimits, RateSetting } from '../flow/message-limits';
 import type { Envelope } from '../message';
+import { MemoryFlowGate } from './memory-flow-gate';
 import { MemoryFailedRegistry } from './memory-failed-registry';
 import { WakeTimer } from './wake-timer';
 
@@ -33,13 +35,15 @@ interface Entry {
   place: Place;
   /** Order among equal priorities (ready) */
   seq: number;
-  /** Due time (delayed) or lease deadline (active), epoch ms. */
+  /** Due time (delayed; `Infinity` while held for a concurrency slot) or lease deadline (active), epoch ms. */
   at: number;
+  limits?: MessageLimits;
 }
 
 interface QueueState {
   entries: Map<string, Entry>;
   dead: DeadLetter[];
+  gate: MemoryFlowGate;
 }
 
 /** A Broker kept in this process's memory. */
@@ -54,6 +58,8 @@ export class MemoryBroker implements Broker {
   private readonly controlHandlers = new Set<ControlHandler>();
   private seq = 0;
   private readonly failed: MemoryFailedRegistry;
+  /** Rates set at run time, by task name. */
+  private readonly rates = new Map<string, RateSetting>();
 
   constructor(private readonly settings: BrokerSettings) {
     this.failed = new MemoryFailedRegistry(settings.failedTtl ?? 0, settings.failedLimit ?? 10_000);
@@ -64,8 +70,14 @@ export class MemoryBroker implements Broker {
     const outcomes = envelopes.map((envelope): PublishOutcome => {
       const queue = this.queue(envelope.queue);
       if (envelope.idempotent && queue.entries.has(envelope.id)) return 'duplicate';
+      const unique = envelope.limits?.unique;
+      if (unique) {
+        const holder = queue.gate.uniqueHolder(unique, (id) => this.alive(queue, id, unique.while), now);
+        if (holder !== undefined) return { duplicateOf: holder };
+        if (unique.while !== 'running') queue.gate.lock(envelope.id, unique, now);
+      }
       const delayed = envelope.eta !== undefined && envelope.eta > now;
-      queue.entries.set(envelope.id, {
+      const entry: Entry = {
         id: envelope.id,
         queue: envelope.queue,
         priority: envelope.priority,
@@ -74,7 +86,9 @@ export class MemoryBroker implements Broker {
         place: delayed ? 'delayed' : 'ready',
         seq: this.seq++,
         at: delayed ? (envelope.eta as number) : now,
-      });
+      };
+      if (envelope.limits) entry.limits = envelope.limits;
+      queue.entries.set(envelope.id, entry);
       return 'published';
     });
     this.afterChange();
@@ -82,23 +96,50 @@ export class MemoryBroker implements Broker {
   }
 
   async reserve(queues: readonly string[], count: number): Promise<Delivery[]> {
-    this.promoteDue(Date.now());
+    const now = Date.now();
+    this.promoteDue(now);
     const deliveries: Delivery[] = [];
+    let held = false;
     for (const name of queues) {
       if (deliveries.length >= count) break;
       if (this.paused.has(name)) continue;
-      const ready = [...this.queue(name).entries.values()]
+      const state = this.queue(name);
+      const ready = [...state.entries.values()]
         .filter((entry) => entry.place === 'ready')
-        .sort((a, b) => b.priority - a.priority || a.seq - b.seq)
-        .slice(0, count - deliveries.length);
+        .sort((a, b) => b.priority - a.priority || a.seq - b.seq);
       for (const entry of ready) {
+        if (deliveries.length >= count) break;
+        // A task over its limits is held aside; the ones behind it keep flowing.
+        const until = entry.limits ? state.gate.admit(entry.id, entry.limits, now) : undefined;
+        if (until !== undefined) {
+          entry.place = 'delayed';
+          entry.at = until;
+          held = true;
+          continue;
+        }
         entry.place = 'active';
         entry.deliveries += 1;
-        entry.at = Date.now() + this.settings.visibilityTimeout;
+        entry.at = now + this.settings.visibilityTimeout;
         deliveries.push(toDelivery(entry));
+        // A unique task leaves 'queued' here: a 'queued' lock ends, a 'running' one begins.
+        const unique = entry.limits?.unique;
+        if (unique?.while === 'queued') state.gate.unlock(entry.id, unique);
+        if (unique?.while === 'running') state.gate.lock(entry.id, unique, now);
       }
     }
+    if (held) this.scheduleTimer();
     return deliveries;
+  }
+
+  /** Sets the rate of every scope of `task` from now on (undefined: back to the task's own). */
+  async setRateLimit(task: string, rate: RateSetting | undefined): Promise<void> {
+    if (rate) this.rates.set(task, rate);
+    else this.rates.delete(task);
+  }
+
+  /** The rates set at run time, by task name. */
+  async rateLimits(): Promise<Record<string, RateSetting>> {
+    return Object.fromEntries(this.rates);
   }
 
   waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
@@ -124,6 +165,8 @@ export class MemoryBroker implements Broker {
       const entry = entries.get(delivery.id);
       if (entry?.place !== 'active') continue;
       entries.delete(delivery.id);
+      this.releaseSlot(entry);
+      this.queue(delivery.queue).gate.unlock(entry.id, entry.limits?.unique);
       const failure = failures?.get(delivery.id);
       if (failure) this.failed.add({ ...failure, id: entry.id, queue: entry.queue, body: entry.body, at: Date.now() });
     }
@@ -156,6 +199,7 @@ export class MemoryBroker implements Broker {
     if (options.body !== undefined) entry.body = options.body;
     // A requeue is not a lost delivery: undo the count this delivery added.
     entry.deliveries -= 1;
+    this.releaseSlot(entry);
     entry.place = delay > 0 ? 'delayed' : 'ready';
     entry.at = Date.now() + delay;
     entry.seq = this.seq++;
@@ -169,6 +213,7 @@ export class MemoryBroker implements Broker {
       this.bury(entry, `${reason} (delivered ${entry.deliveries} times, maxDeliveries ${this.settings.maxDeliveries})`);
       return 'dead';
     }
+    this.releaseSlot(entry);
     entry.place = 'ready';
     entry.seq = this.seq++;
     this.afterChange();
@@ -204,6 +249,7 @@ export class MemoryBroker implements Broker {
             ),
           );
         } else {
+          this.releaseSlot(entry);
           entry.place = 'ready';
           entry.seq = this.seq++;
           requeued.push(entry.id);
@@ -347,7 +393,7 @@ export class MemoryBroker implements Broker {
   private queue(name: string): QueueState {
     let state = this.queues.get(name);
     if (!state) {
-      state = { entries: new Map(), dead: [] };
+      state = { entries: new Map(), dead: [], gate: new MemoryFlowGate(this.rates) };
       this.queues.set(name, state);
     }
     return state;
@@ -358,9 +404,34 @@ export class MemoryBroker implements Broker {
     return entry?.place === 'active' ? entry : undefined;
   }
 
+  /** Whether task `id` still holds a unique lock of mode `mode`: waiting or running, or running for 'running'. */
+  private alive(state: QueueState, id: string, mode: string): boolean {
+    const entry = state.entries.get(id);
+    return entry !== undefined && (mode !== 'running' || entry.place === 'active');
+  }
+
+  /** Frees the concurrency slot a leased entry held and makes the oldest task held for it ready. */
+  private releaseSlot(entry: Entry): void {
+    const concurrency = entry.limits?.concurrency;
+    if (!concurrency) return;
+    const state = this.queue(entry.queue);
+    for (const id of [...state.gate.release(entry.id, concurrency)]) {
+      state.gate.unwait(id, concurrency);
+      const held = state.entries.get(id);
+      if (held?.place === 'delayed' && held.at === Infinity) {
+        held.place = 'ready';
+        held.seq = this.seq++;
+        this.afterChange();
+        return;
+      }
+    }
+  }
+
   private bury(entry: Entry, reason: string): DeadLetter {
     const state = this.queue(entry.queue);
     state.entries.delete(entry.id);
+    this.releaseSlot(entry);
+    state.gate.unlock(entry.id, entry.limits?.unique);
     const dead: DeadLetter = { id: entry.id, queue: entry.queue, body: entry.body, reason, at: Date.now() };
     state.dead.push(dead);
     return dead;

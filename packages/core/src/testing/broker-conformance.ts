@@ -7,6 +7,8 @@ import type { BrokerSettings } from '../broker';
 import { controlCases } from './broker/control-cases';
 import type { BrokerFactory, OpenBroker } from './broker/harness';
 import { failedCases } from './broker/failed-cases';
+import { flowCases } from './broker/flow-cases';
+import { uniqueCases } from './broker/unique-cases';
 import { leaseCases } from './broker/lease-cases';
 import { queueCases } from './broker/queue-cases';
 import { revokeCases } from './broker/revoke-cases';
@@ -44,5 +46,7 @@ export function runBrokerConformance(name: string, factory: BrokerFactory): void
     describe('revocations', () => revokeCases(open));
     describe('control channel and paused queues', () => controlCases(open));
     describe('failed-task registry', () => failedCases(open));
+    describe('flow control', () => flowCases(open));
+    describe('unique tasks', () => uniqueCases(open));
   });
 }

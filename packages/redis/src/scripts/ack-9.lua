@@ -5,19 +5,25 @@
 -- ARGV: n pairs of id, delivery number.
 -- Returns: how many were acked.
 -- #include common
+-- #include flow
 
 local ids, deliveries = idDeliveryPairs(1)
-local held = leaseCounts(ids, deliveries)
+local held, limits = leaseCounts(ids, deliveries)
 local leased = redis.call('ZMSCORE', KEYS[3], unpack(ids))
-local acked, metaFields = {}, {}
+local acked, ackedLimits, metaFields = {}, {}, {}
 for i, id in ipairs(ids) do
   if held[i] and leased[i] then
     acked[#acked + 1] = id
-    metaFields[#metaFields + 1] = 'priority:' .. id
-    metaFields[#metaFields + 1] = 'lost:' .. id
+    ackedLimits[#acked] = limits[i]
+    local n = #metaFields
+    metaFields[n + 1], metaFields[n + 2], metaFields[n + 3], metaFields[n + 4] = metaFieldsOf(id)
   end
 end
 if #acked == 0 then return 0 end
+releaseSlots(acked, ackedLimits)
+for i, id in ipairs(acked) do
+  if ackedLimits[i] then unlockUnique(id, ackedLimits[i]) end
+end
 for i = 1, #acked, 1000 do
   local last = math.min(i + 999, #acked)
   redis.call('ZREM', KEYS[3], unpack(acked, i, last))

@@ -5,17 +5,21 @@
 -- ARGV: now, ttl (ms), limit, then triples of id, delivery number, failure JSON.
 -- Returns: how many were acked.
 -- #include common
+-- #include flow
 
 local now, ttl, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local acked = 0
 for i = 4, #ARGV, 3 do
   local id, delivery, failure = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local held = leaseCounts({ id }, { delivery })[1]
+  local leases, limits = leaseCounts({ id }, { delivery })
+  local held = leases[1]
   if held and redis.call('ZSCORE', KEYS[3], id) then
     if ttl > 0 then
       redis.call('HSET', KEYS[11], 'body:' .. id, redis.call('HGET', KEYS[4], id) or '', 'info:' .. id, failure)
       redis.call('ZADD', KEYS[10], num(now), id)
     end
+    releaseSlots({ id }, limits)
+    unlockUnique(id, limits[1])
     redis.call('ZREM', KEYS[3], id)
     forget(id)
     acked = acked + 1

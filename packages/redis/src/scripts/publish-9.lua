@@ -1,27 +1,43 @@
 -- Publishes a batch of messages, ready or delayed, and wakes one blocked worker (at once, or at the
 -- earliest due time).
 -- KEYS: the 9 queue keys (see includes/common.lua).
--- ARGV[1] now (epoch ms); ARGV[2] n; then n groups of 5: id, priority, eta (epoch ms, 0 = now),
---   idempotent ('1' = skip when the id is still waiting or running), body.
--- Returns: n integers, 1 = published, 0 = duplicate.
+-- ARGV[1] now (epoch ms); ARGV[2] n; then n groups of 6: id, priority, eta (epoch ms, 0 = now),
+--   idempotent ('1' = skip when the id is still waiting or running), body, limits (JSON, '' = none;
+--   see includes/flow.lua).
+--   A message whose limits make it unique is not stored while a live task holds its key: its result
+--   is that task's id instead (see includes/flow.lua).
+-- Returns: n results, 1 = published, 0 = duplicate (its id is still waiting or running), or the id of
+--   the unique task it duplicates.
 -- #include common
+-- #include flow
 
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local results, messages, ready, delayed, meta = {}, {}, {}, {}, {}
 local readyIds, seen = {}, {}
+local limited = false
 for i = 1, n do
-  local base = 2 + (i - 1) * 5
+  local base = 2 + (i - 1) * 6
   local id = ARGV[base + 1]
+  local unique = ARGV[base + 6] ~= '' and cjson.decode(ARGV[base + 6]).unique
+  local holder = unique and uniqueHolder(unique, seen)
   if ARGV[base + 4] == '1' and (seen[id] or redis.call('HEXISTS', KEYS[4], id) == 1) then
     results[i] = 0
+  elseif holder then
+    results[i] = holder
   else
+    if unique and unique['while'] ~= 'running' then lockUnique(id, unique) end
     results[i] = 1
     seen[id] = true
     local priority = tonumber(ARGV[base + 2])
     local eta = tonumber(ARGV[base + 3])
     messages[#messages + 1] = id
     messages[#messages + 1] = ARGV[base + 5]
+    if ARGV[base + 6] ~= '' then
+      meta[#meta + 1] = 'limits:' .. id
+      meta[#meta + 1] = ARGV[base + 6]
+      limited = true
+    end
     if priority > 0 then
       meta[#meta + 1] = 'priority:' .. id
       meta[#meta + 1] = priority
@@ -36,6 +52,10 @@ for i = 1, n do
 end
 if #messages == 0 then return results end
 callInChunks('HSET', KEYS[4], messages)
+if limited then
+  meta[#meta + 1] = 'limited'
+  meta[#meta + 1] = 1
+end
 if #meta > 0 then callInChunks('HSET', KEYS[5], meta) end
 if #readyIds > 0 then
   local seq = redis.call('INCRBY', KEYS[6], #readyIds) - #readyIds

@@ -5,11 +5,17 @@
 -- body a dead letter keeps whole (bytes).
 -- Returns: { requeued ids, { id, body, reason, at, ... } of dead-lettered ones }.
 -- #include common
+-- #include flow
 
 local now = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 local requeued, dead = {}, {}
+if #lapsed > 0 then
+  local fields = {}
+  for i, id in ipairs(lapsed) do fields[i] = 'limits:' .. id end
+  releaseSlots(lapsed, redis.call('HMGET', KEYS[5], unpack(fields)))
+end
 for _, id in ipairs(lapsed) do
   local delivery = (tonumber(redis.call('HGET', KEYS[5], 'lost:' .. id)) or 0) + 1
   if delivery >= max then

@@ -5,11 +5,15 @@
 -- ARGV[6] largest body a dead letter keeps whole (bytes).
 -- Returns: 1 requeued, 2 dead-lettered, 0 when the caller no longer held the lease.
 -- #include common
+-- #include flow
 
 local id = ARGV[1]
 local delivery = tonumber(ARGV[2])
-if not leaseCounts({ id }, { ARGV[2] })[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
+local held, limits = leaseCounts({ id }, { ARGV[2] })
+if not held[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
+releaseSlots({ id }, limits)
 if delivery >= tonumber(ARGV[4]) then
+  unlockUnique(id, limits[1])
   bury(id, ARGV[5] .. ' (delivered ' .. delivery .. ' times, maxDeliveries ' .. ARGV[4] .. ')', tonumber(ARGV[3]), ARGV[6])
   return 2
 end

@@ -1,4 +1,7 @@
--- Leases up to `count` ready messages, promoting due delayed ones first.
+-- Leases up to `count` ready messages, promoting due delayed ones first. In a queue with limits
+-- (meta field `limited`, see includes/flow.lua), a message over its limits is held aside in the
+-- delayed set (until its rate token is due, or until a slot of its scope frees) and the messages
+-- behind it are taken instead, so one limited task never blocks the others.
 -- KEYS: the 9 queue keys.
 -- ARGV[1] now (epoch ms; '' = the server's clock, for a reserve queued behind a blocking wait);
 -- ARGV[2] count; ARGV[3] visibility timeout (ms).
@@ -8,8 +11,13 @@
 -- A paused queue (meta field `paused`, see resume-9.lua) leases nothing and reports itself empty:
 -- its worker sleeps until the resume wakes it.
 -- #include common
+-- #include flow
 
-if redis.call('HEXISTS', KEYS[5], 'paused') == 1 then return { '' } end
+-- Most pops of one reservation in a queue with limits, so a queue full of held tasks stays quick.
+local MAX_ROUNDS = 8
+
+local flags = redis.call('HMGET', KEYS[5], 'paused', 'limited')
+if flags[1] then return { '' } end
 
 local now = ARGV[1]
 if now == '' then
@@ -28,27 +36,62 @@ if nextDue and tonumber(nextDue) <= tonumber(now) then
   end
   nextDue = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
 end
+-- Held for a slot is not a due time: a release wakes those.
+if nextDue and tonumber(nextDue) >= HELD then nextDue = nil end
 local count = tonumber(ARGV[2])
-local popped = redis.call('ZPOPMIN', KEYS[1], count)
-if #popped == 0 then return { nextDue or '' } end
-local ids, fields, lostFields, active = {}, {}, {}, {}
-for i = 1, #popped, 2 do
-  local id = popped[i]
-  ids[#ids + 1] = id
-  lostFields[#lostFields + 1] = 'lost:' .. id
+local ids = {}
+local more
+if not flags[2] then
+  local popped = redis.call('ZPOPMIN', KEYS[1], count)
+  for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+  -- Fewer than asked for means the ready set is empty.
+  more = #popped == 2 * count and redis.call('ZCARD', KEYS[1]) > 0
+else
+  local nowMs = tonumber(now)
+  for _ = 1, MAX_ROUNDS do
+    local popped = redis.call('ZPOPMIN', KEYS[1], count - #ids)
+    if #popped == 0 then break end
+    local fields = {}
+    for i = 1, #popped, 2 do fields[#fields + 1] = 'limits:' .. popped[i] end
+    local stored = redis.call('HMGET', KEYS[5], unpack(fields))
+    for i, limits in ipairs(stored) do
+      local id = popped[2 * i - 1]
+      local decoded = limits and cjson.decode(limits)
+      local hold = decoded and admit(id, decoded, nowMs)
+      if hold then
+        redis.call('ZADD', KEYS[2], num(hold), id)
+        if hold < HELD then
+          wakeAt(hold)
+          nextDue = math.min(tonumber(nextDue) or hold, hold)
+        end
+      else
+        ids[#ids + 1] = id
+        -- A unique task leaves 'queued' here: a 'queued' lock ends, a 'running' one begins.
+        local unique = decoded and decoded.unique
+        if unique and unique['while'] == 'queued' then unlockUnique(id, limits) end
+        if unique and unique['while'] == 'running' then lockUnique(id, unique) end
+      end
+    end
+    if #ids >= count then break end
+  end
+  more = redis.call('ZCARD', KEYS[1]) > 0
+end
+local out = { nextDue and num(tonumber(nextDue)) or '' }
+-- More may be waiting than this worker took: pass the wake-up on to another idle worker.
+if more then
+  out[1] = '+'
+  wake()
+end
+if #ids == 0 then return out end
+local lostFields, active = {}, {}
+for i, id in ipairs(ids) do
+  lostFields[i] = 'lost:' .. id
   active[#active + 1] = deadline
   active[#active + 1] = id
 end
 local bodies = redis.call('HMGET', KEYS[4], unpack(ids))
 local lost = redis.call('HMGET', KEYS[5], unpack(lostFields))
 callInChunks('ZADD', KEYS[3], active)
--- More may be waiting than this worker took: pass the wake-up on to another idle worker. Fewer
--- than asked for means the ready set is empty.
-local out = { nextDue or '' }
-if #popped == 2 * count and redis.call('ZCARD', KEYS[1]) > 0 then
-  out[1] = '+'
-  wake()
-end
 for i, id in ipairs(ids) do
   out[#out + 1] = id
   out[#out + 1] = bodies[i] or ''

@@ -46,19 +46,32 @@ local function idDeliveryPairs(first)
 end
 
 -- True when the caller's delivery number still matches the message's (its lease was not lost).
+-- Also returns each id's flow-control limits (false when none; see flow.lua), read in the same call
+-- so that ending a lease costs no extra command when no limits are used.
 local function leaseCounts(ids, deliveries)
-  local fields = {}
-  for i, id in ipairs(ids) do fields[i] = 'lost:' .. id end
-  local lost = redis.call('HMGET', KEYS[5], unpack(fields))
-  local held = {}
-  for i = 1, #ids do held[i] = (tonumber(lost[i]) or 0) + 1 == tonumber(deliveries[i]) end
-  return held
+  local fields, n = {}, #ids
+  for i, id in ipairs(ids) do
+    fields[i] = 'lost:' .. id
+    fields[n + i] = 'limits:' .. id
+  end
+  local stored = redis.call('HMGET', KEYS[5], unpack(fields))
+  local held, limits = {}, {}
+  for i = 1, n do
+    held[i] = (tonumber(stored[i]) or 0) + 1 == tonumber(deliveries[i])
+    limits[i] = stored[n + i]
+  end
+  return held, limits
+end
+
+-- The metadata fields of an id (see keys.ts), for HDEL.
+local function metaFieldsOf(id)
+  return 'priority:' .. id, 'lost:' .. id, 'limits:' .. id, 'booked:' .. id
 end
 
 -- Removes an id's message and its metadata.
 local function forget(id)
   redis.call('HDEL', KEYS[4], id)
-  redis.call('HDEL', KEYS[5], 'priority:' .. id, 'lost:' .. id)
+  redis.call('HDEL', KEYS[5], metaFieldsOf(id))
 end
 
 -- How much of a body over the size limit a dead letter keeps, for the operator to see what it was.
