@@ -107,7 +107,7 @@ describe('flow-control options', () => {
     expect(() => keyOf([new Opaque()])).toThrow(invalid('give unique a key function'));
   });
 
-  it('a second send while the first waits or runs is deduplicated (same id and result); after it, a new task', async () => {
+  it('a second send while the first waits or runs is deduplicated (same id, result); then a new task', async () => {
     let runs = 0;
     const rebuild = t.app.task(
       'index.rebuild',

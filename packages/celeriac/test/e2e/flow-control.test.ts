@@ -125,7 +125,7 @@ describe('flow control across worker processes', () => {
     await expect(client.control.rateLimits()).resolves.toEqual({});
   }, 40_000);
 
-  it('unique: 100 concurrent sends of the same arguments from 4 processes run one task; all 100 get its result', async () => {
+  it('unique: 100 concurrent same-argument sends from 4 processes run one task; all 100 get its result', async () => {
     const { fixture, workers } = e2e();
     const senders = [0, 1, 2, 3].map(() => startSender(fixture.prefix, 25));
     // Every send is accepted before a worker exists, so all 100 meet the one queued task.
