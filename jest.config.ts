@@ -47,7 +47,7 @@ const config: Config = {
       roots: ['<rootDir>/packages/celeriac/test'],
       testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
       testPathIgnorePatterns: [
-        '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface|publish-failure|purge|signing)\\.test\\.ts$',
+        '/(beat-redis|beat-signing|canvas-recovery|canvas-types|events-redis|leak-tracker|package|public-surface|publish-failure|purge|signing)\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
     },
