@@ -24,6 +24,9 @@ export interface TaskRun {
 /** One run of one task, as the worker hands it to a runner. */
 export interface TaskJob extends TaskRun {
   timeLimit: number | undefined;
-  /** Called by the runner when the task function begins (a pool child may hold a job a while first, and says when it begins it). */
-  onStart(): void;
+  /**
+   * Called by the runner when the task function begins (a pool child may hold a job a while first,
+   * and says when it begins it), with the pid of the pool child running it (none inline).
+   */
+  onStart(childPid?: number): void;
 }
