@@ -80,6 +80,8 @@ describe('operations: inspect, control, queue, call', () => {
       const childPid = held[0]?.childPid;
       expect(childPid).not.toBe(w.child.pid);
       expect(w.children().map((child) => child.pid)).toContain(childPid);
+      const table = await cli('inspect', 'active', '--worker', `w-${pool}`, '--timeout', '5s');
+      expect(table.stdout).toMatch(new RegExp(`${long.id} +e2e\\.gate .* ago +${String(childPid)}\\n`));
       await open(`child-${pool}`);
       await expect(long.get(TIMEOUT)).resolves.toBe('done');
     },
