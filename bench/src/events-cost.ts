@@ -93,10 +93,10 @@ async function main(): Promise<void> {
   console.log(`${blocks} blocks of ${block} no-op tasks at c=100 each, events off and on in turn.`);
   console.log('| events | process CPU µs/task | Redis CPU µs/task | jobs/s |');
   console.log('| --- | --- | --- | --- |');
-  for (const subject of lanes)
-    console.log(
-      `| ${subject.events ? 'on' : 'off'} | ${fixed(median(subject.cpu))} | ${fixed(median(subject.redis))} | ${Math.round(median(subject.jobsPerSecond))} |`,
-    );
+  for (const subject of lanes) {
+    const cells = [fixed(median(subject.cpu)), fixed(median(subject.redis)), Math.round(median(subject.jobsPerSecond))];
+    console.log(`| ${subject.events ? 'on' : 'off'} | ${cells.join(' | ')} |`);
+  }
   console.log(
     `on/off, median of the per-block ratios: process CPU ${median(ratios).toFixed(3)}; ` +
       `quartiles ${quartiles(ratios)}.`,
