@@ -50,7 +50,7 @@ const config: Config = {
       testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
       testPathIgnorePatterns: [
         '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface)\\.test\\.ts$',
-        '/(publish-failure|purge|signing)\\.test\\.ts$',
+        '/(events-redis|publish-failure|purge|signing)\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
     },

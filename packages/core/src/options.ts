@@ -102,7 +102,8 @@ export interface EventOptions {
    */
   payloadLimit?: number;
   /**
-   * Most events kept (older ones are trimmed, approximately).
+   * Most entries the log keeps (older ones are trimmed, approximately). On Redis an entry holds the
+   * events of one write (a worker's batch of settled tasks, a sender's batch of publishes); in memory, one event.
    * @defaultValue `100_000`
    */
   maxLength?: number;

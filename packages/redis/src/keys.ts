@@ -29,7 +29,8 @@
  *   rate-limits HASH task name -> JSON rate set at run time (copied into each queue's meta)
  *   result:<id> STRING encoded task record, with a TTL          (its own slot: keyed by id alone)
  *   worker:<hostname> STRING JSON heartbeat of a live worker, with a TTL
- *   events     STREAM the event log, capped with MAXLEN ~ (one entry a write: e -> JSON array of events)
+ *   events     STREAM the event log, capped with MAXLEN ~ (one entry a write: rows, base, hostname, pid;
+ *              see event-entry.ts)
  *   group:<id>  STRING bitmap of finished group members (one bit each), with a TTL
  *
  * Beat, the periodic-task scheduler (hash tag `{<prefix>}`, so its scripts touch one slot):

@@ -1,6 +1,6 @@
 /**
  * The event log on Redis: one stream per app (`<prefix>:{<prefix>}:events`), capped with
- * `MAXLEN ~`. Each write adds one entry holding all of its events (a JSON array under `e`), so a
+ * `MAXLEN ~`. Each write adds one entry holding all of its events (see event-entry.ts), so a
  * worker's batch of a hundred settled tasks costs one XADD, in the write already going out with
  * their records (see `add`). An event's id is its entry's id and its index there (`<ms>-<seq>.<i>`).
  * Readers block in XREAD on a connection of their own, so a tail waits without polling.
@@ -8,6 +8,7 @@
 import type { CeleriacEvent, EventLog, EventReadOptions, StoredEvent } from '@celeriac/core';
 import type { RedisConnection } from './connection';
 import { corked } from './connection';
+import { decodeEventEntry, encodeEventEntry } from './event-entry';
 import type { KeySpace } from './keys';
 import { unavailable } from './unavailable';
 
@@ -26,7 +27,7 @@ export class RedisEventLog implements EventLog {
   add(events: readonly CeleriacEvent[]): Array<Promise<unknown>> {
     if (events.length === 0) return [];
     return [
-      this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', this.maxLength, '*', 'e', JSON.stringify(events)),
+      this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', this.maxLength, '*', ...encodeEventEntry(events)),
     ];
   }
 
@@ -123,19 +124,5 @@ function isBefore(id: string, end: { entry: string; index: number | undefined })
 
 /** Entries to events; anything in the stream that is not an event of ours is skipped. */
 function expand(entries: readonly StreamEntry[]): StoredEvent[] {
-  const events: StoredEvent[] = [];
-  for (const [entryId, fields] of entries) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(fields[fields.indexOf('e') + 1] ?? '');
-    } catch {
-      continue;
-    }
-    const list: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-    list.forEach((event, index) => {
-      if (typeof event === 'object' && event !== null && typeof (event as { type?: unknown }).type === 'string')
-        events.push({ ...(event as CeleriacEvent), eventId: `${entryId}.${index}` });
-    });
-  }
-  return events;
+  return entries.flatMap(([entryId, fields]) => decodeEventEntry(entryId, fields));
 }

@@ -24,6 +24,8 @@ export interface RunContext {
   logger: Logger;
   hostname: string;
   isRevoked(id: string): boolean;
+  /** Called when the task function begins, with the pool child that runs it (for `inspect active`). */
+  began(id: string, childPid: number | undefined): void;
   /** Called once the task function is done (or will not run), so its slot can take the next task. */
   released(id: string): void;
   /** Takes a slot again after `released` (a task that waited for its dependencies); resolves early if `stop` aborts. */

@@ -27,6 +27,7 @@ import {
   type TaskMessage,
 } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
+import type { DeliveryReading } from './read-delivery';
 import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
 import { successValue, type TaskJob, type TaskOutcome } from './run-task';
@@ -36,9 +37,14 @@ import { spanOutcome, startRunSpan, traced } from './tracing/run-span';
  * Runs one delivery to its end; throws only when settling failed (the lease then brings the task
  * back). `stop` aborts the run (terminate, shutdown).
  */
-export async function runDelivery(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
+export async function runDelivery(
+  run: RunContext,
+  delivery: Delivery,
+  reading: DeliveryReading,
+  stop: RunSignal,
+): Promise<void> {
   try {
-    await prepareAndRun(run, delivery, stop);
+    await prepareAndRun(run, { delivery, reading }, stop);
   } catch (error) {
     if (!(error instanceof RecordsRefusedError)) throw error;
     // The backend would refuse the record again on every re-run: dead-letter the task now.
@@ -54,10 +60,14 @@ export async function runDelivery(run: RunContext, delivery: Delivery, stop: Run
   }
 }
 
-async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSignal): Promise<void> {
+async function prepareAndRun(
+  run: RunContext,
+  { delivery, reading }: { delivery: Delivery; reading: DeliveryReading },
+  stop: RunSignal,
+): Promise<void> {
   const { app, logger } = run;
-  const tooLarge = oversized(delivery.body, app.options.maxMessageSize);
-  if (tooLarge !== undefined) {
+  if (reading.kind === 'too-large') {
+    const tooLarge = reading.size;
     const reason = `message too large: ${tooLarge} bytes, over maxMessageSize (${app.options.maxMessageSize} bytes)`;
     logger.error(
       { id: delivery.id, queue: delivery.queue, size: tooLarge },
@@ -78,16 +88,8 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     }
     return;
   }
-  let message: TaskMessage;
-  try {
-    message = app.decode(delivery.body, delivery.id);
-    // Records and acks go by the queued id: a message queued under another id would settle one
-    // task's entry with another task's record (a signed one is refused as a replay in decode).
-    if (message.id !== delivery.id)
-      throw new InvalidMessageError(
-        `id must be the id it is queued under (${JSON.stringify(delivery.id)}), not ${JSON.stringify(message.id)}`,
-      );
-  } catch (error) {
+  if (reading.kind === 'unreadable') {
+    const { error } = reading;
     const reason =
       error instanceof InvalidMessageError
         ? `invalid message: ${error.problem}`
@@ -104,7 +106,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     }
     return;
   }
-  run.events.emit({ type: 'task-received', ...run.events.of(message), delivery: delivery.deliveries });
+  const { message } = reading;
   if (run.isRevoked(message.id)) return revoke(run, delivery, message, 'revoked');
   if (message.expires !== undefined && message.expires <= Date.now()) return revoke(run, delivery, message, 'expired');
   const definition = app.registry.get(message.task);
@@ -125,7 +127,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     if (verdict === 'revoked') return revoke(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
     if (verdict !== 'ready') {
       logger.info({ id: message.id, task: message.task }, verdict.message);
-      run.events.emit({ type: 'task-failed', ...run.events.of(message), error: brief(toRemoteError(verdict)) });
+      run.events.emit('task-failed', message, { error: brief(toRemoteError(verdict)) });
       run.metrics?.finished(message, 'FAILURE');
       return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
     }
@@ -147,7 +149,8 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
       run.limits.softTimeLimit,
     timeLimit:
       message.timeLimit ?? optionalMilliseconds(definition.options.timeLimit, 'timeLimit') ?? run.limits.timeLimit,
-    onStart: () => {
+    onStart: (childPid) => {
+      run.began(delivery.id, childPid);
       // Only the record waits to be built (most tasks end before it is needed); anything that can
       // throw, such as a message's invalid resultTtl, runs now, where the run can report it.
       const startedAt = Date.now();
@@ -168,12 +171,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
           message,
         ),
       );
-      if (run.events.enabled)
-        run.events.emit({
-          type: 'task-started',
-          ...run.events.of(message),
-          ...optional('args', run.events.payload(message.args)),
-        });
+      if (run.events.enabled) run.events.emit('task-started', message, { args: run.events.payload(message.args) });
       if (logsAt(logger, 'info'))
         logger.info(
           { id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries },
@@ -182,7 +180,7 @@ async function prepareAndRun(run: RunContext, delivery: Delivery, stop: RunSigna
     },
     report: (state: TaskState, meta: unknown) => {
       if (finished) return Promise.resolve();
-      run.events.emit({ type: 'task-progress', ...run.events.of(message), state });
+      run.events.emit('task-progress', message, { state });
       const stored = run.settler.store(
         entryFor(run, message, record(message.id, state, { task: message.task, retries: message.retries, meta })),
       );
@@ -241,12 +239,7 @@ async function settle(
       if (run.events.enabled) {
         // A pool child's result is JSON text: decoded for the event only when events carry payloads.
         const payload = ignore || !run.events.payloads ? undefined : run.events.payload(successValue(outcome));
-        run.events.emit({
-          type: 'task-succeeded',
-          ...run.events.of(message),
-          runtime: duration,
-          ...optional('result', payload),
-        });
+        run.events.emit('task-succeeded', message, { runtime: duration, result: payload });
       }
       // Counted before the record is stored: whoever sees the result sees it counted.
       run.metrics?.finished(message, 'SUCCESS', duration);
@@ -260,9 +253,7 @@ async function settle(
     case 'retry': {
       // Signed again with the time it is due again, so a retry stays inside the replay window.
       const body = app.encode({ ...message, retries: message.retries + 1, eta: Date.now() + outcome.delay });
-      run.events.emit({
-        type: 'task-retried',
-        ...run.events.of(message),
+      run.events.emit('task-retried', message, {
         runtime: duration,
         error: brief(outcome.error),
         delay: outcome.delay,
@@ -302,12 +293,7 @@ async function settle(
       return;
     }
     case 'failure':
-      run.events.emit({
-        type: 'task-failed',
-        ...run.events.of(message),
-        runtime: duration,
-        error: brief(outcome.error),
-      });
+      run.events.emit('task-failed', message, { runtime: duration, error: brief(outcome.error) });
       run.metrics?.finished(message, 'FAILURE', duration);
       await fail(run, delivery, message, outcome.error, base, {
         task: message.task,
@@ -366,8 +352,8 @@ function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reaso
     `Task ${message.task}[${message.id}] not run: ${reason}`,
   );
   run.metrics?.finished(message, 'REVOKED');
-  if (reason === 'expired') run.events.emit({ type: 'task-expired', ...run.events.of(message) });
-  else run.events.emit({ type: 'task-revoked', ...run.events.of(message), reason });
+  if (reason === 'expired') run.events.emit('task-expired', message);
+  else run.events.emit('task-revoked', message, { reason });
   const entry = entryFor(run, message, record(message.id, 'REVOKED', { task: message.task, meta: { reason } }));
   return settleStep(run, delivery, message, entry, (context) =>
     failFlow(context, message, { state: 'REVOKED', reason: `step ${message.id} ${reason}` }),
@@ -405,17 +391,12 @@ export async function failDeadLettered(run: RunContext, message: TaskMessage, er
 /** Emits `task-rejected`: the task was dead-lettered. */
 function rejected(run: RunContext, delivery: Delivery, message: TaskMessage | undefined, reason: string): void {
   run.metrics?.deadLettered(delivery.queue, message);
-  run.events.emit({ type: 'task-rejected', ...run.events.of(message, delivery), reason });
+  run.events.emit('task-rejected', message ?? delivery, { reason });
 }
 
 /** An error as events carry it: its name and message. */
 function brief(error: RemoteError): EventError {
   return { name: error.name, message: error.message };
-}
-
-/** `{ [key]: value }`, or nothing when the value is undefined (optional event fields stay absent). */
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 function flowContext(run: RunContext): FlowContext {
@@ -424,16 +405,6 @@ function flowContext(run: RunContext): FlowContext {
     store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined),
     ttlOf: (message) => ttlOf(run, message),
   };
-}
-
-/**
- * The size in bytes of a body over `limit`, else undefined. Only a body longer than a third of the
- * limit is measured: a UTF-16 character takes at most 3 bytes in UTF-8.
- */
-function oversized(body: string, limit: number): number | undefined {
-  if (body.length * 3 <= limit) return undefined;
-  const size = Buffer.byteLength(body);
-  return size > limit ? size : undefined;
 }
 
 /** A record of `id` in `state`, dated now unless `fields` says when. */

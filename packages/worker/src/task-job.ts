@@ -27,8 +27,8 @@ export interface TaskRun {
 export interface TaskJob extends TaskRun {
   timeLimit: number | undefined;
   /**
-   * Called by the runner when the task function begins (a pool child may hold a job a while first, and says when it
-   * begins it).
+   * Called by the runner when the task function begins (a pool child may hold a job a while first,
+   * and says when it begins it), with the pid of the pool child running it (none inline).
    */
-  onStart(): void;
+  onStart(childPid?: number): void;
 }

@@ -39,6 +39,7 @@ import { RunSignal } from './run-signal';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
 import type { RunContext } from './run-context';
+import { readDelivery, type DeliveryReading } from './read-delivery';
 import { failDeadLettered, handBackRunning, runDelivery } from './run-delivery';
 import { Settler } from './settler';
 import { TaskEvents } from './task-events';
@@ -53,12 +54,16 @@ export type WorkerState = 'idle' | 'running' | 'closing' | 'closed';
 
 interface Running {
   delivery: Delivery;
+  /** Its message, read when it was reserved. */
+  reading: DeliveryReading;
   stop: RunSignal;
   done: Promise<void>;
   /** Set once it was handed back to the queue (at shutdown). */
   handedBack?: true;
   /** Epoch ms when a slot began running it. */
   started?: number;
+  /** The pool child whose task function runs it, once the child said it began it. */
+  childPid?: number;
 }
 
 /** Runs tasks from a broker inside this process. */
@@ -172,7 +177,7 @@ export class Worker implements Closeable {
       store: (entries) => backend.store(entries),
       dead: (dead, message) => {
         this.metrics?.deadLettered(dead.queue, message);
-        events.emit({ type: 'task-rejected', ...events.of(message, dead), reason: dead.reason });
+        events.emit('task-rejected', message ?? dead, { reason: dead.reason });
       },
       decode: (body) => this.app.decodeOrUndefined(body),
       failed: (message, error) => failDeadLettered(this.runContext, message, error),
@@ -190,6 +195,10 @@ export class Worker implements Closeable {
       logger: this.options.logger,
       hostname: this.options.hostname,
       isRevoked: (id) => this.revocations.has(id),
+      began: (id, childPid) => {
+        const entry = this.running.get(id);
+        if (entry && childPid !== undefined) entry.childPid = childPid;
+      },
       released: (id) => this.release(id),
       acquire: (id, stop) => this.acquire(id, stop),
     };
@@ -332,9 +341,15 @@ export class Worker implements Closeable {
     }
   }
 
-  /** Keeps a reserved delivery (its lease is renewed from now on) until a slot runs it. */
+  /**
+   * Keeps a reserved delivery (its lease is renewed from now on) until a slot runs it. Its message
+   * is read now: the task is received, whether a slot is free or it waits in prefetch.
+   */
   private hold(delivery: Delivery): void {
-    const entry: Running = { delivery, stop: new RunSignal(), done: Promise.resolve() };
+    const reading = readDelivery(this.app, delivery);
+    if (reading.kind === 'message')
+      this.runContext.events.emit('task-received', reading.message, { delivery: delivery.deliveries });
+    const entry: Running = { delivery, reading, stop: new RunSignal(), done: Promise.resolve() };
     this.running.set(delivery.id, entry);
     this.prefetched.push(entry);
   }
@@ -370,7 +385,7 @@ export class Worker implements Closeable {
     const { delivery, stop } = entry;
     this.executing.add(delivery.id);
     entry.started = Date.now();
-    entry.done = runDelivery(this.runContext, delivery, stop)
+    entry.done = runDelivery(this.runContext, delivery, entry.reading, stop)
       .catch((error: unknown) => {
         this.options.logger.error(
           { id: delivery.id, error: toRemoteError(error) },
@@ -414,8 +429,8 @@ export class Worker implements Closeable {
   /** What the control channel reads and changes. */
   private controlled(started: number): ConstructorParameters<typeof WorkerControl>[1] {
     const held = (entries: Iterable<Running>): HeldTask[] =>
-      [...entries].map(({ delivery, started: at }) => {
-        const message = this.app.decodeOrUndefined(delivery.body);
+      [...entries].map(({ delivery, reading, started: at, childPid }) => {
+        const message = reading.kind === 'message' ? reading.message : undefined;
         return {
           id: delivery.id,
           name: message?.task ?? '?',
@@ -423,6 +438,7 @@ export class Worker implements Closeable {
           args: argsPreview(message?.args),
           deliveries: delivery.deliveries,
           ...(at === undefined ? {} : { started: at }),
+          ...(childPid === undefined ? {} : { childPid }),
         };
       });
     return {

@@ -7,14 +7,16 @@ import type { DeadLetter } from '@celeriac/core';
 import { runtimeOf } from '@celeriac/core/internal';
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command } from 'commander';
-import { loadAppOrExit } from './load';
-import { createLogger } from './logger';
-import { wholeNumber } from './parse';
+import {
+  changeCommand,
+  pagingOptions,
+  withRegistryApp,
+  type ChangeFlags,
+  type RegistryFlags,
+} from './registry-command';
 import { formatTable } from './table';
-import { withApp } from './with-app';
 
-interface QueueFlags {
-  app: string;
+interface QueueFlags extends RegistryFlags {
   queue: string;
 }
 
@@ -24,9 +26,7 @@ interface ListFlags extends QueueFlags {
   json?: boolean;
 }
 
-interface ChangeFlags extends QueueFlags {
-  all?: boolean;
-}
+type DeadChangeFlags = QueueFlags & ChangeFlags;
 
 /** `celeriac dead`, with its three subcommands. */
 export function deadCommand(): Command {
@@ -34,7 +34,7 @@ export function deadCommand(): Command {
     .description('Inspect, requeue or discard the dead letters of a queue.')
     .addCommand(listCommand())
     .addCommand(
-      changeCommand(
+      deadChange(
         'requeue',
         'Put dead letters back into their queue with a fresh delivery count.',
         (app, queue, ids) => app.broker.requeueDead(queue, ids),
@@ -42,7 +42,7 @@ export function deadCommand(): Command {
       ),
     )
     .addCommand(
-      changeCommand(
+      deadChange(
         'discard',
         'Delete dead letters for good.',
         (app, queue, ids) => app.broker.discardDead(queue, ids),
@@ -52,13 +52,11 @@ export function deadCommand(): Command {
 }
 
 function listCommand(): Command {
-  return withQueueOptions(new Command('list'))
+  return pagingOptions(withQueueOptions(new Command('list')))
     .description('List the dead letters of a queue, oldest first: id, task, when, and why.')
-    .option('--offset <n>', 'skip this many', wholeNumber, 0)
-    .option('--limit <n>', 'show at most this many', wholeNumber, 100)
     .option('--json', 'print JSON instead of a table')
     .action((flags: ListFlags) =>
-      withDeadApp(flags.app, async (app) => {
+      withRegistryApp('dead', flags.app, async (app) => {
         const letters = await app.broker.listDead(flags.queue, { offset: flags.offset, limit: flags.limit });
         const rows = letters.map((letter) => ({
           id: letter.id,
@@ -79,39 +77,27 @@ function listCommand(): Command {
     );
 }
 
-function changeCommand(
+function deadChange(
   name: string,
   description: string,
   change: (app: LoadedApp, queue: string, ids: string[] | undefined) => Promise<number>,
   done: string,
 ): Command {
-  return withQueueOptions(new Command(name))
-    .description(`${description} Give ids, or --all for every dead letter of the queue.`)
-    .argument('[ids...]', 'ids of dead letters (see `celeriac dead list`)')
-    .option('--all', 'every dead letter of the queue')
-    .action((ids: string[], flags: ChangeFlags) =>
-      withDeadApp(flags.app, async (app) => {
-        if (Boolean(flags.all) === ids.length > 0) throw new Error(`Give the ids to ${name}, or --all (not both).`);
-        const count = await change(app, flags.queue, flags.all ? undefined : ids);
-        console.log(`${done} ${count} dead letter(s) of ${flags.queue}.`);
-        // Ids that were not dead letters (mistyped, or already handled) are worth knowing about.
-        if (!flags.all && count < ids.length) {
-          console.error(`${ids.length - count} of the ids given were not dead letters of ${flags.queue}.`);
-          process.exitCode = 1;
-        }
-      }),
-    );
+  return changeCommand<DeadChangeFlags>(withQueueOptions(new Command(name)), {
+    registry: 'dead',
+    description: `${description} Give ids, or --all for every dead letter of the queue.`,
+    idsHelp: 'ids of dead letters (see `celeriac dead list`)',
+    allHelp: 'every dead letter of the queue',
+    change: (app, ids, flags) => change(app, flags.queue, ids === 'all' ? undefined : ids),
+    report: (count, flags) => console.log(`${done} ${count} dead letter(s) of ${flags.queue}.`),
+    missing: (missing, flags) => `${missing} of the ids given were not dead letters of ${flags.queue}.`,
+  });
 }
 
 function withQueueOptions(command: Command): Command {
   return command
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
     .option('-Q, --queue <name>', 'the queue', 'default');
-}
-
-/** Loads the app of `-A` (exit code 2 when it cannot) and runs `work` on it. */
-function withDeadApp(specifier: string, work: (app: LoadedApp) => Promise<void>): Promise<void> {
-  return withApp(loadAppOrExit(specifier, createLogger({ level: 'warn', json: false, name: 'dead' })), work);
 }
 
 /** The task a dead letter would run, or `?` when its message does not decode. */

@@ -7,14 +7,16 @@ import type { FailedTask } from '@celeriac/core';
 import { runtimeOf } from '@celeriac/core/internal';
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command } from 'commander';
-import { loadAppOrExit } from './load';
-import { createLogger } from './logger';
-import { wholeNumber } from './parse';
+import {
+  changeCommand,
+  pagingOptions,
+  withRegistryApp,
+  type ChangeFlags,
+  type RegistryFlags,
+} from './registry-command';
 import { formatTable } from './table';
-import { withApp } from './with-app';
 
-interface AppFlags {
-  app: string;
+interface AppFlags extends RegistryFlags {
   queue?: string;
   json?: boolean;
 }
@@ -24,9 +26,7 @@ interface ListFlags extends AppFlags {
   limit: number;
 }
 
-interface ChangeFlags extends AppFlags {
-  all?: boolean;
-}
+type FailedChangeFlags = AppFlags & ChangeFlags;
 
 /** `celeriac failed`, with its four subcommands. */
 export function failedCommand(): Command {
@@ -35,7 +35,7 @@ export function failedCommand(): Command {
     .addCommand(listCommand())
     .addCommand(showCommand())
     .addCommand(
-      changeCommand(
+      failedChange(
         'retry',
         'Send failed tasks again, under the same id, with their retry count reset.',
         async (app, ids, queue) => (await app.failed.retry(ids, { queue })).length,
@@ -43,7 +43,7 @@ export function failedCommand(): Command {
       ),
     )
     .addCommand(
-      changeCommand(
+      failedChange(
         'discard',
         'Remove failed tasks from the registry for good.',
         (app, ids, queue) => app.failed.discard(ids, { queue }),
@@ -53,12 +53,10 @@ export function failedCommand(): Command {
 }
 
 function listCommand(): Command {
-  return withAppOptions(new Command('list'))
+  return pagingOptions(withAppOptions(new Command('list')))
     .description('List failed tasks, newest first: id, queue, task, attempts, when, and the error.')
-    .option('--offset <n>', 'skip this many', wholeNumber, 0)
-    .option('--limit <n>', 'show at most this many', wholeNumber, 100)
     .action((flags: ListFlags) =>
-      withFailedApp(flags.app, async (app) => {
+      withRegistryApp('failed', flags.app, async (app) => {
         const tasks = await app.failed.list({ ...queueOf(flags), offset: flags.offset, limit: flags.limit });
         if (flags.json)
           return console.log(
@@ -87,7 +85,7 @@ function showCommand(): Command {
     .description('Show one failed task: its message, error and traceback.')
     .argument('<id>', 'the task id (see `celeriac failed list`)')
     .action((id: string, flags: AppFlags) =>
-      withFailedApp(flags.app, async (app) => {
+      withRegistryApp('failed', flags.app, async (app) => {
         const task = await app.failed.show(id, queueOf(flags));
         if (!task)
           throw new Error(
@@ -113,31 +111,25 @@ function showCommand(): Command {
     );
 }
 
-function changeCommand(
+function failedChange(
   name: string,
   description: string,
   change: (app: LoadedApp, ids: string[] | 'all', queue: string | undefined) => Promise<number>,
   done: string,
 ): Command {
-  return withAppOptions(new Command(name))
-    .description(`${description} Give ids, or --all (with -Q, every one of that queue).`)
-    .argument('[ids...]', 'task ids (see `celeriac failed list`)')
-    .option('--all', 'every failed task (of the queue, with -Q)')
-    .action((ids: string[], flags: ChangeFlags) =>
-      withFailedApp(flags.app, async (app) => {
-        if (Boolean(flags.all) === ids.length > 0) throw new Error(`Give the ids to ${name}, or --all (not both).`);
-        const count = await change(app, flags.all ? 'all' : ids, flags.queue);
-        if (flags.json) console.log(JSON.stringify({ [name === 'retry' ? 'retried' : 'discarded']: count }));
-        else console.log(`${done} ${count} failed task(s).`);
-        if (!flags.all && count < ids.length) {
-          console.error(
-            `${ids.length - count} of the ids given were not in the failed-task ` +
-              `registry${flags.queue ? ` of ${flags.queue}` : ''}.`,
-          );
-          process.exitCode = 1;
-        }
-      }),
-    );
+  return changeCommand<FailedChangeFlags>(withAppOptions(new Command(name)), {
+    registry: 'failed',
+    description: `${description} Give ids, or --all (with -Q, every one of that queue).`,
+    idsHelp: 'task ids (see `celeriac failed list`)',
+    allHelp: 'every failed task (of the queue, with -Q)',
+    change: (app, ids, flags) => change(app, ids, flags.queue),
+    report: (count, flags) => {
+      if (flags.json) console.log(JSON.stringify({ [name === 'retry' ? 'retried' : 'discarded']: count }));
+      else console.log(`${done} ${count} failed task(s).`);
+    },
+    missing: (missing, flags) =>
+      `${missing} of the ids given were not in the failed-task registry${flags.queue ? ` of ${flags.queue}` : ''}.`,
+  });
 }
 
 function withAppOptions(command: Command): Command {
@@ -164,9 +156,4 @@ function summary(task: FailedTask): object {
 
 function firstLine(text: string): string {
   return text.split('\n', 1)[0] ?? '';
-}
-
-/** Loads the app of `-A` (exit code 2 when it cannot) and runs `work` on it. */
-function withFailedApp(specifier: string, work: (app: LoadedApp) => Promise<void>): Promise<void> {
-  return withApp(loadAppOrExit(specifier, createLogger({ level: 'warn', json: false, name: 'failed' })), work);
 }

@@ -146,14 +146,17 @@ function describe(what: InspectWhat, reply: ControlReply): string {
   const tasks = reply.value as HeldTask[];
   if (tasks.length === 0) return `(no ${what} tasks)`;
   const now = Date.now();
+  // The pool child's pid, for workers whose pool has children (an inline worker runs tasks itself).
+  const child = tasks.some((task) => task.childPid !== undefined);
   return formatTable(
-    ['ID', 'TASK', 'QUEUE', 'ARGS', 'STARTED'],
+    ['ID', 'TASK', 'QUEUE', 'ARGS', 'STARTED', ...(child ? ['CHILD'] : [])],
     tasks.map((task) => [
       task.id,
       task.name,
       task.queue,
       task.args,
       task.started === undefined ? '-' : `${ago(now - task.started)} ago`,
+      ...(child ? [task.childPid === undefined ? '-' : String(task.childPid)] : []),
     ]),
   );
 }

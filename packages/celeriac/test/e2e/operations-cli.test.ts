@@ -2,6 +2,7 @@
  * The operator commands against real worker processes: inspect, control, status, queue pause and
  * resume, call, result, revoke; and the API they share (app.control, app.queues).
  */
+import type { HeldTask } from 'celeriac';
 import { runCli } from './support/beat-cli';
 import { FIXTURE_APP, useE2e, type WorkerProcess } from './support/worker-process';
 
@@ -64,6 +65,28 @@ describe('operations: inspect, control, queue, call', () => {
     expect(parsed.workers.map((w) => w.processed)).toEqual(expect.arrayContaining([1]));
     expect(parsed.queues).toEqual([expect.objectContaining({ name: 'default', ready: 0, active: 0, paused: false })]);
   }, 60_000);
+
+  it.each(['prefork', 'fork'])(
+    'inspect active names the %s pool child that runs the task',
+    async (pool) => {
+      const w = await worker(`w-${pool}`, ['--pool', pool]);
+      const client = e2e().fixture.app();
+      const long = client.sendTask<string>('e2e.gate', ['done', `child-${pool}`]);
+      await w.started(long.id);
+      const replies = await client.control.inspect('active', { destination: `w-${pool}`, timeout: '5s' });
+      const held = replies[0]?.value as HeldTask[];
+      expect(held).toEqual([expect.objectContaining({ id: long.id, childPid: expect.any(Number) })]);
+      // A live child of this worker, not the worker itself.
+      const childPid = held[0]?.childPid;
+      expect(childPid).not.toBe(w.child.pid);
+      expect(w.children().map((child) => child.pid)).toContain(childPid);
+      const table = await cli('inspect', 'active', '--worker', `w-${pool}`, '--timeout', '5s');
+      expect(table.stdout).toMatch(new RegExp(`${long.id} +e2e\\.gate .* ago +${String(childPid)}\\n`));
+      await open(`child-${pool}`);
+      await expect(long.get(TIMEOUT)).resolves.toBe('done');
+    },
+    60_000,
+  );
 
   it('a paused queue holds its tasks until resume, also across a worker restart', async () => {
     const client = e2e().fixture.app();

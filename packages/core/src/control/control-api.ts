@@ -34,7 +34,7 @@ export interface HeldTask {
   readonly args: string;
   /** Epoch ms when it started (active only). */
   readonly started?: number;
-  /** The pool child that runs it, when the pool has children and knows it. */
+  /** The pid of the pool child running it (`prefork` and `fork` pools, once the child began it). */
   readonly childPid?: number;
   readonly deliveries: number;
 }

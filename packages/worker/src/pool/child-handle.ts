@@ -278,7 +278,7 @@ export class ChildHandle {
     // Handed back to the queue while the child began it (a shutdown whose wait ran out): it must not
     // run here as well.
     if (job.stop.abandoned) return this.kill(toRemoteError(job.stop.reason));
-    job.onStart();
+    job.onStart(this.pid);
     if (job.timeLimit !== undefined) {
       const limit = job.timeLimit;
       entry.timer = setLongTimeout(() => this.kill(toRemoteError(new TimeLimitExceededError(limit))), limit);
