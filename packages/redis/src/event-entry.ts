@@ -20,7 +20,7 @@ const TASK_FIELDS = ['taskId', 'task', 'queue', 'retries'] as const;
 
 /** The fields of each type beyond the shared ones, in the order its rows store them. */
 const OWN_FIELDS = {
-  'task-sent': ['eta', 'args'],
+  'task-sent': ['eta', 'args', 'parentId', 'rootId'],
   'task-received': ['delivery'],
   'task-started': ['args'],
   'task-progress': ['state'],
@@ -33,7 +33,22 @@ const OWN_FIELDS = {
   'worker-online': ['queues', 'pool', 'concurrency'],
   'worker-heartbeat': ['active', 'processed', 'load', 'rss'],
   'worker-offline': ['processed'],
-} satisfies Record<CeleriacEventType, readonly string[]>;
+} as const satisfies { [T in CeleriacEventType]: readonly OwnField<T>[] };
+
+/** The fields of an event of type `T` that its row stores after the shared ones. */
+type OwnField<T extends CeleriacEventType> = Exclude<
+  keyof Extract<CeleriacEvent, { type: T }>,
+  'type' | 'timestamp' | 'hostname' | 'pid' | (typeof TASK_FIELDS)[number]
+>;
+
+/** Fields an event type has and its row would drop; `never` while {@link OWN_FIELDS} lists them all. */
+type Unstored = {
+  [T in CeleriacEventType]: Exclude<OwnField<T>, (typeof OWN_FIELDS)[T][number]>;
+}[CeleriacEventType];
+
+// Fails to compile when an event type gains a field that OWN_FIELDS does not store.
+const everyFieldStored: [Unstored] extends [never] ? true : Unstored = true;
+void everyFieldStored;
 
 /** Each type's stored values after `[type, time]`, in order. */
 const COLUMNS = new Map<string, readonly string[]>(

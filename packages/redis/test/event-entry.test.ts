@@ -54,7 +54,7 @@ describe('event stream entries', () => {
 
   it("stores a sender's events without a worker, and names the worker once per entry", () => {
     const sent: CeleriacEvent[] = [
-      { type: 'task-sent', ...task, timestamp: at, eta: at + 60_000, args: '[2,3]' },
+      { type: 'task-sent', ...task, timestamp: at, eta: at + 60_000, args: '[2,3]', parentId: 'p-1', rootId: 'r-1' },
       { type: 'task-sent', ...task, taskId: 't-4', timestamp: at + 1 },
     ];
     const fields = encodeEventEntry(sent);

@@ -3,7 +3,7 @@
  * subcommands that change the entries given by id or `--all` (so that a missing id never turns into
  * "every entry"), which exit 1 when some of the ids given were not there.
  */
-import type { LoadedApp } from '@celeriac/worker';
+import type { LoadedApp } from '@celeriac/worker/internal';
 import type { Command } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
