@@ -38,6 +38,9 @@ const shared = {
 const config: Config = {
   // A global option: jest ignores it inside a project.
   testTimeout: 30_000,
+  // Jest's default is one worker on two cores (cores - 1); most suites wait on Redis and on the worker
+  // processes they start, so two keep both cores busy and halve the suite's wall time.
+  maxWorkers: 2,
   projects: [
     // Every test; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by default).
     { ...shared, displayName: 'all', roots: ['<rootDir>/packages'], testMatch: ['**/test/**/*.test.ts'] },

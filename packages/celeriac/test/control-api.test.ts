@@ -87,6 +87,26 @@ describe('app.control and app.queues (memory broker)', () => {
     await expect(parked).resolves.toBe(4);
   });
 
+  it('lists each queue with the tasks kept in its failed-task registry', async () => {
+    const fails = app.task('ops.fails', () => {
+      throw new Error('out of stock');
+    });
+    const worker = app.worker({ hostname: 'w', queues: ['default', 'extra'] });
+    await worker.start();
+    await expect(fails.delay()).rejects.toThrow('out of stock');
+    // Its record is stored before it is acked into the registry; a closed worker has settled it.
+    await worker.close();
+    await expect(app.queues.list(['extra'])).resolves.toEqual([
+      expect.objectContaining({ name: 'default', ready: 0, failed: 1 }),
+      expect.objectContaining({ name: 'extra', failed: 0 }),
+    ]);
+    await app.failed.discard('all');
+    await expect(app.queues.list()).resolves.toEqual([
+      expect.objectContaining({ name: 'default', failed: 0 }),
+      expect.objectContaining({ name: 'extra', failed: 0 }),
+    ]);
+  });
+
   it('shutdown stops the worker gracefully', async () => {
     const worker = app.worker({ hostname: 'w' });
     await worker.start();

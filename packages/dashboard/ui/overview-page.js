@@ -62,7 +62,7 @@ export function OverviewPage({ overview, refresh }) {
     <h2>Queues</h2>
     <${Table}
       test="queues"
-      headers=${['Queue', 'Ready', 'Scheduled', 'Active', 'Dead', 'Paused', '']}
+      headers=${['Queue', 'Ready', 'Scheduled', 'Active', 'Dead', 'Failed', 'Paused', '']}
       empty="No queue has been published to yet."
       rows=${queues.map(
         (queue) =>
@@ -72,6 +72,7 @@ export function OverviewPage({ overview, refresh }) {
             <td data-test="scheduled">${queue.delayed}</td>
             <td data-test="active">${queue.active}</td>
             <td data-test="dead">${queue.dead}</td>
+            <td data-test="failed">${queue.failed ?? '-'}</td>
             <td data-test="paused">${queue.paused ? 'paused' : 'no'}</td>
             <td>
               <div class="actions">

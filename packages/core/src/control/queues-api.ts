@@ -10,6 +10,8 @@ import { controlOf } from './control-api';
 export interface QueueInfo extends QueueStats {
   readonly name: string;
   readonly paused: boolean;
+  /** Tasks of the queue kept in the failed-task registry (absent when the broker keeps none). */
+  readonly failed?: number;
 }
 
 /** Lists, pauses and resumes queues; reached as `app.queues`. */
@@ -25,7 +27,12 @@ export class Queues {
     const transport = controlOf(broker);
     const names = [...new Set([...(await transport.listQueues()), ...extra])].sort();
     const paused = new Set(await transport.pausedQueues(names));
-    return Promise.all(names.map(async (name) => ({ name, ...(await broker.stats(name)), paused: paused.has(name) })));
+    return Promise.all(
+      names.map(async (name) => {
+        const [stats, failed] = await Promise.all([broker.stats(name), broker.countFailed?.(name)]);
+        return { name, ...stats, ...(failed === undefined ? {} : { failed }), paused: paused.has(name) };
+      }),
+    );
   }
 
   /** Stops workers reserving from `queue`; tasks sent to it wait. */
