@@ -18,7 +18,7 @@
  *   seq        STRING                                              the FIFO sequence counter
  *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
  *   dead       ZSET  id -> time dead-lettered
- *   dead-info  HASH  id -> JSON { body, reason, at, priority }
+ *   dead-info  HASH  id -> JSON { body, reason, at, priority, limits? }
  *   failed     ZSET  id -> time it failed for good              the failed-task registry
  *   failed-info HASH body:<id> -> encoded message, info:<id> -> JSON { task, error, attempts }
  *

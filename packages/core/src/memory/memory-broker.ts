@@ -18,37 +18,15 @@ import type {
 } from '../broker';
 import { collectReplies } from '../control/collect-replies';
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest } from '../control/control-types';
-import type { MessageLimits, RateSetting } from '../flow/message-limits';
+import type { RateSetting } from '../flow/message-limits';
 import type { Envelope } from '../message';
-import { MemoryFlowGate } from './memory-flow-gate';
 import { MemoryFailedRegistry } from './memory-failed-registry';
+import { MemoryQueue, type Entry, type Place } from './memory-queue';
 import { WakeTimer } from './wake-timer';
-
-type Place = 'ready' | 'delayed' | 'active';
-
-interface Entry {
-  id: string;
-  queue: string;
-  priority: number;
-  body: string;
-  deliveries: number;
-  place: Place;
-  /** Order among equal priorities (ready) */
-  seq: number;
-  /** Due time (delayed; `Infinity` while held for a concurrency slot) or lease deadline (active), epoch ms. */
-  at: number;
-  limits?: MessageLimits;
-}
-
-interface QueueState {
-  entries: Map<string, Entry>;
-  dead: DeadLetter[];
-  gate: MemoryFlowGate;
-}
 
 /** A Broker kept in this process's memory. */
 export class MemoryBroker implements Broker {
-  private readonly queues = new Map<string, QueueState>();
+  private readonly queues = new Map<string, MemoryQueue>();
   private readonly revoked = new Map<string, { revocation: Revocation; until: number }>();
   private readonly revokeListeners = new Set<(revocation: Revocation) => void>();
   private readonly waiters = new Set<{ queues: readonly string[]; wake: () => void }>();
@@ -70,12 +48,8 @@ export class MemoryBroker implements Broker {
     const outcomes = envelopes.map((envelope): PublishOutcome => {
       const queue = this.queue(envelope.queue);
       if (envelope.idempotent && queue.entries.has(envelope.id)) return 'duplicate';
-      const unique = envelope.limits?.unique;
-      if (unique) {
-        const holder = queue.gate.uniqueHolder(unique, (id) => this.alive(queue, id, unique.while), now);
-        if (holder !== undefined) return { duplicateOf: holder };
-        if (unique.while !== 'running') queue.gate.lock(envelope.id, unique, now);
-      }
+      const holder = queue.claimUnique(envelope, now);
+      if (holder !== undefined) return { duplicateOf: holder };
       const delayed = envelope.eta !== undefined && envelope.eta > now;
       const entry: Entry = {
         id: envelope.id,
@@ -121,10 +95,7 @@ export class MemoryBroker implements Broker {
         entry.deliveries += 1;
         entry.at = now + this.settings.visibilityTimeout;
         deliveries.push(toDelivery(entry));
-        // A unique task leaves 'queued' here: a 'queued' lock ends, a 'running' one begins.
-        const unique = entry.limits?.unique;
-        if (unique?.while === 'queued') state.gate.unlock(entry.id, unique);
-        if (unique?.while === 'running') state.gate.lock(entry.id, unique, now);
+        state.leased(entry, now);
       }
     }
     if (held) this.scheduleTimer();
@@ -267,31 +238,14 @@ export class MemoryBroker implements Broker {
 
   async requeueDead(queue: string, ids?: readonly string[]): Promise<number> {
     const state = this.queue(queue);
-    const wanted = ids ? new Set(ids) : undefined;
-    const moving = state.dead.filter((dead) => !wanted || wanted.has(dead.id));
-    state.dead = state.dead.filter((dead) => !moving.includes(dead));
-    for (const dead of moving) {
-      state.entries.set(dead.id, {
-        id: dead.id,
-        queue,
-        priority: 0,
-        body: dead.body,
-        deliveries: 0,
-        place: 'ready',
-        seq: this.seq++,
-        at: Date.now(),
-      });
-    }
+    const moving = state.takeDead(ids);
+    for (const dead of moving) state.revive(dead, this.seq++, Date.now());
     this.afterChange();
     return moving.length;
   }
 
   async discardDead(queue: string, ids?: readonly string[]): Promise<number> {
-    const state = this.queue(queue);
-    const wanted = ids ? new Set(ids) : undefined;
-    const before = state.dead.length;
-    state.dead = state.dead.filter((dead) => wanted !== undefined && !wanted.has(dead.id));
-    return before - state.dead.length;
+    return this.queue(queue).takeDead(ids).length;
   }
 
   async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
@@ -300,7 +254,7 @@ export class MemoryBroker implements Broker {
     for (const state of this.queues.values()) {
       const entry = state.entries.get(revocation.id);
       if (entry && entry.place !== 'active') {
-        state.entries.delete(revocation.id);
+        state.drop(entry);
         return { removed: true, body: entry.body };
       }
     }
@@ -344,11 +298,11 @@ export class MemoryBroker implements Broker {
   }
 
   async purge(queue: string): Promise<PurgedMessage[]> {
-    const entries = this.queue(queue).entries;
+    const state = this.queue(queue);
     const removed: PurgedMessage[] = [];
-    for (const [id, entry] of entries) {
+    for (const [id, entry] of state.entries) {
       if (entry.place === 'active') continue;
-      entries.delete(id);
+      state.drop(entry);
       removed.push({ id, body: entry.body });
     }
     return removed;
@@ -390,10 +344,10 @@ export class MemoryBroker implements Broker {
     this.revokeListeners.clear();
   }
 
-  private queue(name: string): QueueState {
+  private queue(name: string): MemoryQueue {
     let state = this.queues.get(name);
     if (!state) {
-      state = { entries: new Map(), dead: [], gate: new MemoryFlowGate(this.rates) };
+      state = new MemoryQueue(this.rates);
       this.queues.set(name, state);
     }
     return state;
@@ -404,37 +358,18 @@ export class MemoryBroker implements Broker {
     return entry?.place === 'active' ? entry : undefined;
   }
 
-  /** Whether task `id` still holds a unique lock of mode `mode`: waiting or running, or running for 'running'. */
-  private alive(state: QueueState, id: string, mode: string): boolean {
-    const entry = state.entries.get(id);
-    return entry !== undefined && (mode !== 'running' || entry.place === 'active');
-  }
-
   /** Frees the concurrency slot a leased entry held and makes the oldest task held for it ready. */
   private releaseSlot(entry: Entry): void {
-    const concurrency = entry.limits?.concurrency;
-    if (!concurrency) return;
-    const state = this.queue(entry.queue);
-    for (const id of [...state.gate.release(entry.id, concurrency)]) {
-      state.gate.unwait(id, concurrency);
-      const held = state.entries.get(id);
-      if (held?.place === 'delayed' && held.at === Infinity) {
-        held.place = 'ready';
-        held.seq = this.seq++;
-        this.afterChange();
-        return;
-      }
-    }
+    const held = this.queue(entry.queue).freeSlot(entry);
+    if (!held) return;
+    held.place = 'ready';
+    held.seq = this.seq++;
+    this.afterChange();
   }
 
   private bury(entry: Entry, reason: string): DeadLetter {
-    const state = this.queue(entry.queue);
-    state.entries.delete(entry.id);
     this.releaseSlot(entry);
-    state.gate.unlock(entry.id, entry.limits?.unique);
-    const dead: DeadLetter = { id: entry.id, queue: entry.queue, body: entry.body, reason, at: Date.now() };
-    state.dead.push(dead);
-    return dead;
+    return this.queue(entry.queue).bury(entry, reason, Date.now());
   }
 
   private promoteDue(now: number): void {

@@ -4,6 +4,9 @@
  */
 import type { ConcurrencyBudget, MessageLimits, RateBudget, RateSetting, UniqueLock } from '../flow/message-limits';
 
+/** How often spent rate budgets and expired locks are swept out, at most. */
+const SWEEP_INTERVAL_MS = 1_000;
+
 /** Hold a task until this time (epoch ms); `Infinity` holds it until a slot of its scope frees. */
 export type HoldUntil = number;
 
@@ -24,6 +27,8 @@ export class MemoryFlowGate {
   private readonly locks = new Map<string, { id: string; until: number }>();
   /** Ids whose start time was booked when they were held for their rate. */
   private readonly booked = new Set<string>();
+  /** When spent budgets and expired locks are next swept out (epoch ms). */
+  private nextSweep = 0;
 
   /** Undefined when `id` may start now (its slot is taken); otherwise until when to hold it. */
   admit(id: string, limits: MessageLimits, now: number): HoldUntil | undefined {
@@ -63,19 +68,35 @@ export class MemoryFlowGate {
 
   /** Frees the slot `id` held, if any; returns the held ids of its scope to wake, oldest first. */
   release(id: string, concurrency: ConcurrencyBudget | undefined): string[] {
-    if (!concurrency || !this.slots.get(concurrency.key)?.delete(id)) return [];
-    return this.waiting.get(concurrency.key) ?? [];
+    const slots = concurrency && this.slots.get(concurrency.key);
+    if (!concurrency || !slots?.delete(id)) return [];
+    if (slots.size === 0) this.slots.delete(concurrency.key);
+    return [...(this.waiting.get(concurrency.key) ?? [])];
   }
 
-  /** Drops `id` from the held list of its scope (it was woken). */
+  /** Drops `id` from the held list of its scope (it was woken, or is gone). */
   unwait(id: string, concurrency: ConcurrencyBudget): void {
     const list = this.waiting.get(concurrency.key);
     const index = list?.indexOf(id) ?? -1;
     if (list && index >= 0) list.splice(index, 1);
+    if (list?.length === 0) this.waiting.delete(concurrency.key);
+  }
+
+  /** Drops every trace of a task that ended before it ran (revoked, purged): its place in line, booking, lock. */
+  forget(id: string, limits: MessageLimits): void {
+    if (limits.concurrency) this.unwait(id, limits.concurrency);
+    this.booked.delete(id);
+    this.unlock(id, limits.unique);
+  }
+
+  /** How many budgets, slot scopes, lines of held tasks, locks and bookings it keeps: bounded by what is live. */
+  get size(): number {
+    return this.arrivals.size + this.slots.size + this.waiting.size + this.locks.size + this.booked.size;
   }
 
   private takeToken(id: string, task: string, rate: RateBudget, now: number): number {
     if (this.booked.delete(id)) return now;
+    this.sweep(now);
     const { limit, per, burst } = this.overrides.get(task) ?? rate;
     const interval = per / limit;
     const arrival = Math.max(this.arrivals.get(rate.key) ?? now, now);
@@ -83,6 +104,17 @@ export class MemoryFlowGate {
     const due = arrival - (burst - 1) * interval;
     if (due > now) this.booked.add(id);
     return Math.ceil(due);
+  }
+
+  /**
+   * Drops budgets whose next start has passed (the same as no budget: a start now takes a fresh
+   * token) and expired locks, at most once a second, so keys that are used once do not pile up.
+   */
+  private sweep(now: number): void {
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + SWEEP_INTERVAL_MS;
+    for (const [key, arrival] of this.arrivals) if (arrival <= now) this.arrivals.delete(key);
+    for (const [key, lock] of this.locks) if (lock.until <= now) this.locks.delete(key);
   }
 
   private holds(key: string, id: string): boolean {

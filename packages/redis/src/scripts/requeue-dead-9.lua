@@ -15,6 +15,7 @@ for _, id in ipairs(ids) do
   if ok and type(dead) == 'table' and type(dead.body) == 'string' and not dead.size then
     redis.call('HSET', KEYS[4], id, dead.body)
     if type(dead.priority) == 'number' and dead.priority > 0 then redis.call('HSET', KEYS[5], 'priority:' .. id, dead.priority) end
+    if type(dead.limits) == 'string' then redis.call('HSET', KEYS[5], 'limits:' .. id, dead.limits, 'limited', 1) end
     redis.call('HDEL', KEYS[9], id)
     redis.call('ZREM', KEYS[8], id)
     moved[#moved + 1] = id

@@ -94,6 +94,28 @@ export function flowCases(open: OpenBroker): void {
     expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 0, active: 0, dead: 0 });
   });
 
+  it('a dead letter requeued keeps its limits: it waits for a slot like any other run', async () => {
+    const { broker, writer } = await open();
+    await writer.publish([slotted('buried', 1)]);
+    const [buried] = await broker.reserve([QUEUE], 10);
+    await broker.deadLetter(buried!, 'test');
+    await writer.publish([slotted('runs', 1)]);
+    const [runs] = await broker.reserve([QUEUE], 10);
+    expect(await broker.requeueDead(QUEUE, ['buried'])).toBe(1);
+    expect(await broker.reserve([QUEUE], 10)).toEqual([]);
+    await broker.ack([runs!]);
+    expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['buried']);
+  });
+
+  it('a revoked held task gives its turn to the next one held for the slot', async () => {
+    const { broker, writer } = await open();
+    await writer.publish([slotted('runs', 1), slotted('revoked', 1), slotted('next', 1)]);
+    const [runs] = await broker.reserve([QUEUE], 10);
+    expect((await broker.revoke({ id: 'revoked', terminate: false })).removed).toBe(true);
+    await broker.ack([runs!]);
+    expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['next']);
+  });
+
   it('a rate limit starts a burst at once, holds the rest until their tokens are due, blocks no others', async () => {
     const { broker, writer } = await open();
     await writer.publish([

@@ -84,6 +84,9 @@ local function bury(id, reason, now, maxBody)
   local body = redis.call('HGET', KEYS[4], id) or ''
   local priority = redis.call('HGET', KEYS[5], 'priority:' .. id)
   local info = { body = body, reason = reason, at = now, priority = tonumber(priority) or 0 }
+  -- Its limits go with it, so a requeued dead letter is limited again.
+  local limits = redis.call('HGET', KEYS[5], 'limits:' .. id)
+  if limits then info.limits = limits end
   local limit = tonumber(maxBody)
   if limit and limit > 0 and #body > limit then
     info.body = string.sub(body, 1, DEAD_PREVIEW_BYTES)
