@@ -108,7 +108,7 @@ describe('operations: inspect, control, queue, call', () => {
     await expect(client.queues.isPaused('default')).resolves.toBe(true);
     await expect(client.broker.stats('default')).resolves.toMatchObject({ ready: 1, active: 0 });
     const listed = await cli('queue', 'list');
-    expect(listed.stdout).toMatch(/default +1 +0 +0 +0 +yes/);
+    expect(listed.stdout).toMatch(/default +1 +0 +0 +0 +0 +yes/);
 
     await expect(cli('queue', 'resume', 'default')).resolves.toMatchObject({ code: 0 });
     await expect(held.get(TIMEOUT)).resolves.toBe(3);
