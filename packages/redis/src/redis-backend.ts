@@ -145,7 +145,13 @@ export class RedisBackend implements ResultBackend {
     this.waits.add(wait);
     options.until?.then(undefined, (error: unknown) => this.waits.fail(wait, error));
     // The waits begun in this tick are checked together once they are all registered.
-    if (this.unchecked.length === 0) queueMicrotask(() => void this.check(this.takeUnchecked()));
+    if (this.unchecked.length === 0) {
+      queueMicrotask(() => {
+        const batch = this.takeUnchecked();
+        // A failure no step caught ends the waits it concerns, never unhandled.
+        this.check(batch).catch((error: unknown) => batch.forEach((other) => this.waits.fail(other, error)));
+      });
+    }
     this.unchecked.push(wait);
     return wait.foreign
       ? wait.promise.finally(() => (wait.counted ? this.removeForeignWait() : undefined))
@@ -184,8 +190,14 @@ export class RedisBackend implements ResultBackend {
     for (const wait of live()) {
       // The notice may have come before this wait began: use it, or read unless no notice of a task
       // sent then can have been missed.
-      const noticed = this.recent.find(wait.id);
-      const early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
+      let early: TaskRecord | undefined;
+      try {
+        const noticed = this.recent.find(wait.id);
+        early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
+      } catch (error) {
+        this.waits.fail(wait, error);
+        continue;
+      }
       if (early && isReadyState(early.state)) this.waits.resolve(wait, early);
       else if (wait.foreign || wait.sentAt === undefined || !this.recent.wouldHaveSeen(wait.sentAt)) toRead.push(wait);
     }
