@@ -24,8 +24,14 @@ export async function startWorker(
 }
 
 /** Forks a worker of `library` in its own process; resolves once it consumes. */
-export async function startRemoteWorker(library: string, url: string, prefix: string): Promise<RunningWorker> {
-  const child = fork(join(__dirname, 'remote-worker.js'), [library, url, prefix], { stdio: 'inherit' });
+export async function startRemoteWorker(
+  library: string,
+  url: string,
+  prefix: string,
+  concurrency = 1,
+): Promise<RunningWorker> {
+  const args = [library, url, prefix, String(concurrency)];
+  const child = fork(join(__dirname, 'remote-worker.js'), args, { stdio: 'inherit' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());

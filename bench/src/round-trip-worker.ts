@@ -9,27 +9,32 @@ import { Celeriac } from 'celeriac';
 /** Stops a worker started by {@link startRoundTripWorker}. */
 export type StopWorker = () => Promise<void>;
 
-/** Starts a worker of `library` at concurrency 1 in this process, consuming the benchmark's queue. */
-export async function startRoundTripWorker(library: string, url: string, prefix: string): Promise<StopWorker> {
+/** Starts a worker of `library` in this process (concurrency 1 unless told), consuming the benchmark's queue. */
+export async function startRoundTripWorker(
+  library: string,
+  url: string,
+  prefix: string,
+  concurrency = 1,
+): Promise<StopWorker> {
   switch (library) {
     case 'celeriac': {
       const app = new Celeriac({ broker: url, prefix, events: process.env.BENCH_EVENTS === 'on' });
       app.task('bench.noop', (i: number) => i);
-      await app.worker({ concurrency: 1 }).start();
+      await app.worker({ concurrency }).start();
       return () => app.close();
     }
     case 'bullmq': {
       const worker = new BullWorker('bench', async (job) => (job.data as { i: number }).i, {
         connection: connectionOf(url),
         prefix,
-        concurrency: 1,
+        concurrency,
       });
       await worker.waitUntilReady();
       return () => worker.close();
     }
     case 'bee-queue': {
       const worker = new BeeQueue('bench', { redis: { url }, prefix, getEvents: false });
-      worker.process(1, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
+      worker.process(concurrency, async (job: BeeQueue.Job<{ i: number }>) => job.data.i);
       await worker.ready();
       return () => worker.close();
     }

@@ -19,7 +19,7 @@ import {
 } from '@celeriac/core';
 import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
 import { ReplyError, type Redis } from 'ioredis';
-import { BatchedReads } from './batched-reads';
+import { PendingWait, PendingWaits } from './pending-waits';
 import { RecentNotices } from './recent-notices';
 import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
@@ -28,23 +28,18 @@ import { runScript } from './scripts';
 import { isNoPermission, noPermission } from './no-permission';
 import { unavailable } from './unavailable';
 
-interface Waiter {
-  (record: TaskRecord): void;
-  fail(error: unknown): void;
-}
-
 /** A ResultBackend on Redis. */
 export class RedisBackend implements ResultBackend {
   private readonly keys: KeySpace;
-  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly waits = new PendingWaits();
+  /** Waits begun in this tick, checked together at its end. */
+  private unchecked: PendingWait[] = [];
   private readonly listeners = new Map<string, Set<(record: TaskRecord) => void>>();
   private replySubscription: Promise<unknown> | undefined;
   private doneSubscription: Promise<() => Promise<void>> | undefined;
   private foreignWaits = 0;
   /** Finished-task notices that came before anyone waited. */
   private readonly recent = new RecentNotices();
-  /** Reads of single records made in one tick go out as one MGET. */
-  private readonly reads = new BatchedReads((ids) => this.getMany(ids));
   /** The app's event log, a stream beside the records. */
   readonly events: RedisEventLog;
 
@@ -118,7 +113,7 @@ export class RedisBackend implements ResultBackend {
     for (const entry of entries) {
       const { record } = entry;
       if (refused.has(record.id)) continue;
-      if (entry.replyTo !== this.settings.clientId && (this.waiters.has(record.id) || this.listeners.has(record.id))) {
+      if (entry.replyTo !== this.settings.clientId && (this.waits.has(record.id) || this.listeners.has(record.id))) {
         this.deliver(
           entry.resultJson === undefined ? record : { ...record, result: JSON.parse(entry.resultJson) as unknown },
         );
@@ -144,55 +139,76 @@ export class RedisBackend implements ResultBackend {
     return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
   }
 
-  async waitFor(id: string, signal?: AbortSignal, options: WaitOptions = {}): Promise<TaskRecord> {
-    signal?.throwIfAborted();
-    const foreign = options.sentHere !== true;
-    let counted = false;
-    try {
-      return await new Promise<TaskRecord>((resolve, reject) => {
-        const set = this.waiters.get(id) ?? new Set<Waiter>();
-        this.waiters.set(id, set);
-        const cleanup = () => {
-          set.delete(waiter);
-          if (set.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
-          signal?.removeEventListener('abort', onAbort);
-        };
-        const waiter: Waiter = Object.assign(
-          (record: TaskRecord) => {
-            cleanup();
-            resolve(record);
-          },
-          {
-            fail: (error: unknown) => {
-              cleanup();
-              reject(error);
-            },
-          },
-        );
-        const onAbort = () => waiter.fail(signal?.reason);
-        set.add(waiter);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        options.until?.then(undefined, (error: unknown) => waiter.fail(error));
-        // Subscribe before reading, so a record stored in between is not missed. The signal can end
-        // the wait at any point, also while Redis is unreachable.
-        void (async () => {
-          await this.ensureReplySubscription();
-          if (foreign) {
-            counted = true;
-            await this.addForeignWait();
-          }
-          // The notice may have come before this wait began: use it, or read once (a tick's reads
-          // share one MGET) unless no notice of a task sent then can have been missed.
-          const noticed = this.recent.find(id);
-          const early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
-          if (early && isReadyState(early.state)) return waiter(early);
-          if (!foreign && options.sentAt !== undefined && this.recent.wouldHaveSeen(options.sentAt)) return;
-          const record = await this.reads.load(id);
-          if (record && isReadyState(record.state)) waiter(record);
-        })().catch((error: unknown) => waiter.fail(error));
+  waitFor(id: string, signal?: AbortSignal, options: WaitOptions = {}): Promise<TaskRecord> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    const wait = new PendingWait(id, options.sentHere !== true, options.sentAt, signal);
+    this.waits.add(wait);
+    options.until?.then(undefined, (error: unknown) => this.waits.fail(wait, error));
+    // The waits begun in this tick are checked together once they are all registered.
+    if (this.unchecked.length === 0) {
+      queueMicrotask(() => {
+        const batch = this.takeUnchecked();
+        // A failure no step caught ends the waits it concerns, never unhandled.
+        this.check(batch).catch((error: unknown) => batch.forEach((other) => this.waits.fail(other, error)));
       });
-    } finally {
-      if (counted) await this.removeForeignWait();
+    }
+    this.unchecked.push(wait);
+    return wait.foreign
+      ? wait.promise.finally(() => (wait.counted ? this.removeForeignWait() : undefined))
+      : wait.promise;
+  }
+
+  private takeUnchecked(): PendingWait[] {
+    const batch = this.unchecked;
+    this.unchecked = [];
+    return batch;
+  }
+
+  /**
+   * Subscribes before reading, so a record stored in between is not missed; then settles the waits
+   * whose notice came before they began, and reads (one MGET per 1,000) those whose notice may have
+   * been missed. A signal can end a wait at any point, also while Redis is unreachable.
+   */
+  private async check(batch: readonly PendingWait[]): Promise<void> {
+    const fail = (waits: readonly PendingWait[]) => (error: unknown) => waits.forEach((w) => this.waits.fail(w, error));
+    const live = () => batch.filter((wait) => !wait.done);
+    try {
+      await this.ensureReplySubscription();
+    } catch (error) {
+      return fail(batch)(error);
+    }
+    const foreign = live().filter((wait) => wait.foreign);
+    if (foreign.length > 0) {
+      try {
+        for (const wait of foreign) wait.counted = true;
+        await this.addForeignWaits(foreign.length);
+      } catch (error) {
+        fail(foreign)(error);
+      }
+    }
+    const toRead: PendingWait[] = [];
+    for (const wait of live()) {
+      // The notice may have come before this wait began: use it, or read unless no notice of a task
+      // sent then can have been missed.
+      let early: TaskRecord | undefined;
+      try {
+        const noticed = this.recent.find(wait.id);
+        early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
+      } catch (error) {
+        this.waits.fail(wait, error);
+        continue;
+      }
+      if (early && isReadyState(early.state)) this.waits.resolve(wait, early);
+      else if (wait.foreign || wait.sentAt === undefined || !this.recent.wouldHaveSeen(wait.sentAt)) toRead.push(wait);
+    }
+    for (let start = 0; start < toRead.length; start += READ_CHUNK) {
+      const chunk = toRead.slice(start, start + READ_CHUNK);
+      this.getMany(chunk.map((wait) => wait.id)).then((records) => {
+        chunk.forEach((wait, index) => {
+          const record = records[index];
+          if (record && isReadyState(record.state)) this.waits.resolve(wait, record);
+        });
+      }, fail(chunk));
     }
   }
 
@@ -228,9 +244,7 @@ export class RedisBackend implements ResultBackend {
   }
 
   async close(): Promise<void> {
-    const closed = closedWhileWaiting();
-    for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.fail(closed);
-    this.waiters.clear();
+    this.waits.failAll(closedWhileWaiting());
     this.listeners.clear();
     await this.connection.release();
   }
@@ -255,14 +269,14 @@ export class RedisBackend implements ResultBackend {
     for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
       // Kept even when delivered: a later wait on the same task (a second get()) finds it here.
       if (isReadyText(text)) this.recent.add(id, text);
-      if (this.waiters.has(id) || this.listeners.has(id)) this.deliver(this.codec.parse(text) as TaskRecord);
+      if (this.waits.has(id) || this.listeners.has(id)) this.deliver(this.codec.parse(text) as TaskRecord);
     }
   }
 
-  private async addForeignWait(): Promise<void> {
-    this.foreignWaits += 1;
+  private async addForeignWaits(count: number): Promise<void> {
+    this.foreignWaits += count;
     this.doneSubscription ??= this.connection.subscriber.subscribe(this.keys.doneChannel, (message) => {
-      const ids = (JSON.parse(message) as string[]).filter((id) => this.waiters.has(id));
+      const ids = (JSON.parse(message) as string[]).filter((id) => this.waits.has(id));
       if (ids.length === 0) return;
       void this.getMany(ids).then(
         (records) => records.forEach((record) => record && this.deliver(record)),
@@ -283,7 +297,7 @@ export class RedisBackend implements ResultBackend {
   }
 
   private recheckWaiters(): void {
-    const ids = [...new Set([...this.waiters.keys(), ...this.listeners.keys()])];
+    const ids = [...new Set([...this.waits.ids(), ...this.listeners.keys()])];
     if (ids.length === 0) return;
     this.getMany(ids).then(
       (records) => records.forEach((record) => record && this.deliver(record)),
@@ -294,7 +308,7 @@ export class RedisBackend implements ResultBackend {
   private deliver(record: TaskRecord): void {
     for (const listener of [...(this.listeners.get(record.id) ?? [])]) listener(record);
     if (!isReadyState(record.state)) return;
-    for (const waiter of [...(this.waiters.get(record.id) ?? [])]) waiter(record);
+    this.waits.resolveAll(record);
   }
 }
 
@@ -305,6 +319,9 @@ const READY_TEXT = new RegExp(`"state":"(${[...READY_STATES].join('|')})"`);
 function isReadyText(text: string): boolean {
   return READY_TEXT.test(text);
 }
+
+/** Most keys per MGET of awaited records. */
+const READ_CHUNK = 1_000;
 
 /** Most records per script call, so one call never blocks Redis for long. */
 const STORE_CHUNK = 1_000;

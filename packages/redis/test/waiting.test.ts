@@ -60,4 +60,37 @@ describe('waiting on Redis', () => {
     expect((await broker.reserve(['default'], 2)).map((delivery) => delivery.id)).toEqual(['d', 'e']);
     expect(broker.drained?.(['default'])).toBe(true); // as many as asked for, and nothing left
   });
+  it('waits begun in one tick on tasks that finished elsewhere are answered together by one read', async () => {
+    const sender = fixture.app();
+    const double = sender.task('waiting.double', (n: number) => n * 2);
+    await sender.worker({ concurrency: 10 }).start();
+    const ids = Array.from({ length: 300 }, (_, n) => n);
+    const handles = double.delayMany(ids.map((n) => [n] as [number]));
+    await Promise.all(handles);
+    // Another process's app: no notice of these tasks reaches it, so each wait must read.
+    const bystander = fixture.app();
+    const reads = jest.spyOn(bystander.backend, 'getMany');
+    const values = await Promise.all(
+      handles.map((handle) => bystander.result<number>(handle.id).get({ timeout: 5_000 })),
+    );
+    expect(values).toEqual(ids.map((n) => n * 2));
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('one of several waits on a task ended by its signal before it was checked leaves the others waiting', async () => {
+    const app = fixture.app();
+    const add = app.task('waiting.add', (a: number, b: number) => a + b);
+    const sum = add.delay(2, 3);
+    await sum.sent;
+    const controller = new AbortController();
+    const reason = new Error('gave up');
+    const first = app.backend.waitFor(sum.id);
+    const ended = app.backend.waitFor(sum.id, controller.signal);
+    const third = app.backend.waitFor(sum.id);
+    controller.abort(reason); // in the same tick: before the waits were checked
+    await expect(ended).rejects.toBe(reason);
+    await app.worker({ concurrency: 1 }).start();
+    await expect(first).resolves.toMatchObject({ id: sum.id, state: 'SUCCESS', result: 5 });
+    await expect(third).resolves.toMatchObject({ id: sum.id, state: 'SUCCESS', result: 5 });
+  });
 });
