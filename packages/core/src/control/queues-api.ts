@@ -14,6 +14,12 @@ export interface QueueInfo extends QueueStats {
   readonly failed?: number;
 }
 
+/** One queue's counts (`failed` when the broker keeps a failed-task registry), without its paused mark. */
+export async function readQueue(broker: Broker, name: string): Promise<Omit<QueueInfo, 'paused'>> {
+  const [stats, failed] = await Promise.all([broker.stats(name), broker.countFailed?.(name)]);
+  return { name, ...stats, ...(failed === undefined ? {} : { failed }) };
+}
+
 /** Lists, pauses and resumes queues; reached as `app.queues`. */
 export class Queues {
   constructor(
@@ -27,12 +33,7 @@ export class Queues {
     const transport = controlOf(broker);
     const names = [...new Set([...(await transport.listQueues()), ...extra])].sort();
     const paused = new Set(await transport.pausedQueues(names));
-    return Promise.all(
-      names.map(async (name) => {
-        const [stats, failed] = await Promise.all([broker.stats(name), broker.countFailed?.(name)]);
-        return { name, ...stats, ...(failed === undefined ? {} : { failed }), paused: paused.has(name) };
-      }),
-    );
+    return Promise.all(names.map(async (name) => ({ ...(await readQueue(broker, name)), paused: paused.has(name) })));
   }
 
   /** Stops workers reserving from `queue`; tasks sent to it wait. */

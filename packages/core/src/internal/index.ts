@@ -16,6 +16,7 @@ export { BEAT_OPTION_KEYS } from '../beat-store';
 export { runAsSoleTask, runWithTaskContext, RetryRequest } from '../context';
 export { findDecoratedMethods } from '../decorator';
 export { controlOf } from '../control/control-api';
+export { readQueue } from '../control/queues-api';
 export { optionalMilliseconds, toMilliseconds } from '../duration';
 export { closedWhileWaiting, reviveRemoteError, toRemoteError } from '../errors';
 export { clearLongTimeout, MAX_TIMER_DELAY, setLongTimeout, type LongTimeout } from './long-timeout';

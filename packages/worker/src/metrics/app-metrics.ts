@@ -6,12 +6,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CeleriacCore } from '@celeriac/core';
-import { controlOf } from '@celeriac/core/internal';
 import type { Gauge, Registry } from 'prom-client';
 import { answerScrape } from './metrics-server';
 import { onePerScrape } from './one-per-scrape';
 import { loadProm, METRIC_PREFIX, type Prom } from './prom';
-import { readQueueDepths, registerQueueGauges } from './queue-gauges';
+import { registerQueueGauges } from './queue-gauges';
 
 /** Options of {@link metricsHandler} and {@link collectMetrics}. */
 export interface AppMetricsOptions {
@@ -59,12 +58,7 @@ function appRegistry(app: CeleriacCore, options: AppMetricsOptions): Registry {
 }
 
 function registerAppGauges(prom: Prom, registry: Registry, app: CeleriacCore): void {
-  registerQueueGauges(prom, registry, async () => {
-    const broker = app.broker;
-    const transport = controlOf(broker);
-    const names = await transport.listQueues();
-    return readQueueDepths(broker, names, await transport.pausedQueues(names));
-  });
+  registerQueueGauges(prom, registry, () => app.queues.list());
   const workers = onePerScrape(() => app.broker.listWorkers?.() ?? Promise.resolve([]));
   for (const [name, help, sum] of [
     ['workers_online', 'Workers whose heartbeat is live', () => 1],

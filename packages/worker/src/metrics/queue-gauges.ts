@@ -3,22 +3,22 @@
  * scheduled (delayed), active (leased), dead and failed, and whether it is paused. Both a worker's
  * endpoint (its own queues) and the app-level handler (every queue) export them.
  */
-import type { Broker } from '@celeriac/core';
+import type { QueueInfo } from '@celeriac/core';
 import { onePerScrape } from './one-per-scrape';
 import { METRIC_PREFIX, type Prom } from './prom';
 import type { Gauge, Registry } from 'prom-client';
 
-/** One queue's counts, as the gauges export them. */
-export interface QueueDepth {
-  name: string;
-  ready: number;
-  scheduled: number;
-  active: number;
-  dead: number;
-  /** Absent when the broker keeps no failed-task registry. */
-  failed?: number;
-  paused?: boolean;
-}
+/** One queue's counts, as the gauges export them (`app.queues.list()` rows; `paused` when known). */
+export type QueueDepth = Omit<QueueInfo, 'paused'> & { readonly paused?: boolean };
+
+/** The label each count is exported under: `scheduled` is the broker's `delayed`. */
+const STATES = [
+  ['ready', 'ready'],
+  ['scheduled', 'delayed'],
+  ['active', 'active'],
+  ['dead', 'dead'],
+  ['failed', 'failed'],
+] as const;
 
 /** The gauges of `read`'s queues, registered in `registry`; read on each scrape. */
 export function registerQueueGauges(prom: Prom, registry: Registry, read: () => Promise<QueueDepth[]>): void {
@@ -32,8 +32,8 @@ export function registerQueueGauges(prom: Prom, registry: Registry, read: () => 
       const queues = await readOnce();
       depth.reset();
       for (const queue of queues) {
-        for (const state of ['ready', 'scheduled', 'active', 'dead', 'failed'] as const) {
-          const value = queue[state];
+        for (const [state, field] of STATES) {
+          const value = queue[field];
           if (value !== undefined) depth.set({ queue: queue.name, state }, value);
         }
       }
@@ -51,27 +51,4 @@ export function registerQueueGauges(prom: Prom, registry: Registry, read: () => 
         if (queue.paused !== undefined) paused.set({ queue: queue.name }, queue.paused ? 1 : 0);
     },
   });
-}
-
-/** The depth of each of `queues` in `broker` (paused: whether `pausedQueues` lists it). */
-export async function readQueueDepths(
-  broker: Broker,
-  queues: readonly string[],
-  pausedQueues?: readonly string[],
-): Promise<QueueDepth[]> {
-  return Promise.all(
-    queues.map(async (name) => {
-      const [stats, failed] = await Promise.all([broker.stats(name), broker.countFailed?.(name)]);
-      const depth: QueueDepth = {
-        name,
-        ready: stats.ready,
-        scheduled: stats.delayed,
-        active: stats.active,
-        dead: stats.dead,
-      };
-      if (failed !== undefined) depth.failed = failed;
-      if (pausedQueues !== undefined) depth.paused = pausedQueues.includes(name);
-      return depth;
-    }),
-  );
 }

@@ -4,10 +4,10 @@
  * worker process (Prometheus' `rate()` and `increase()` handle the reset).
  */
 import type { Broker } from '@celeriac/core';
-import type { TaskMessage } from '@celeriac/core/internal';
+import { readQueue, type TaskMessage } from '@celeriac/core/internal';
 import type { Gauge, Registry } from 'prom-client';
 import { METRIC_PREFIX, SECONDS_BUCKETS, type Prom } from './prom';
-import { readQueueDepths, registerQueueGauges } from './queue-gauges';
+import { registerQueueGauges } from './queue-gauges';
 import type { TaskMetrics } from './task-metrics';
 
 /** The label of a task not registered here: names from messages are not trusted to stay few. */
@@ -81,7 +81,7 @@ export function createWorkerMetrics(prom: Prom, registry: Registry, source: Work
       collect: () => gauge.set(read()),
     });
   }
-  registerQueueGauges(prom, registry, () => readQueueDepths(source.broker, source.queues()));
+  registerQueueGauges(prom, registry, () => Promise.all(source.queues().map((name) => readQueue(source.broker, name))));
 
   const labels = (message: TaskMessage) => ({
     task: source.isTask(message.task) ? message.task : UNREGISTERED_TASK,
