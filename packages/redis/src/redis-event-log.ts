@@ -7,7 +7,7 @@
  */
 import type { CeleriacEvent, EventLog, EventReadOptions, StoredEvent } from '@celeriac/core';
 import type { RedisConnection } from './connection';
-import { corked } from './connection';
+import { corkedThroughTick } from './connection';
 import { decodeEventEntry, encodeEventEntry } from './event-entry';
 import type { KeySpace } from './keys';
 import { unavailable } from './unavailable';
@@ -31,8 +31,9 @@ export class RedisEventLog implements EventLog {
     ];
   }
 
+  /** Appends `events`; a command issued before this tick ends (a sender's publish) joins the write. */
   async append(events: readonly CeleriacEvent[]): Promise<void> {
-    await Promise.all(corked(this.connection.client, () => this.add(events))).catch((error: unknown) => {
+    await Promise.all(corkedThroughTick(this.connection.client, () => this.add(events))).catch((error: unknown) => {
       throw unavailable(error, 'append events', this.connection);
     });
   }

@@ -3,7 +3,7 @@
  * leaves in one write; where that field is missing or cannot cork, the commands go out uncorked.
  */
 import { RedisConnection } from '@celeriac/redis';
-import { corkableStream, corked } from '../src/connection';
+import { corkableStream, corked, corkedThroughTick } from '../src/connection';
 import type { Redis } from 'ioredis';
 import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
@@ -49,5 +49,17 @@ describe('corked', () => {
     expect(corkableStream(disguised)).toBeUndefined();
     const [set, get] = corked(disguised, () => sendPair(`${prefix}:b`));
     await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
+  });
+
+  it('corkedThroughTick: a command issued after it returns, in the same tick, leaves in the same write', async () => {
+    const stream = corkableStream(client) as unknown as { _write: unknown; _writev: unknown };
+    const writes = [jest.spyOn(stream as never, '_write'), jest.spyOn(stream as never, '_writev')];
+    const count = () => writes.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+    const set = corkedThroughTick(client, () => client.set(`${prefix}:c`, 'v'));
+    const get = client.get(`${prefix}:c`);
+    expect(count()).toBe(0); // still corked: nothing written yet
+    await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
+    expect(count()).toBe(1);
+    writes.forEach((spy) => spy.mockRestore());
   });
 });

@@ -52,7 +52,8 @@ export class Publisher {
     try {
       // The events are written first: on a shared connection Redis runs the XADD before the publish,
       // so no worker's event for a task can precede its task-sent (a publish that then fails leaves
-      // a task-sent behind; its caller's `sent` rejects).
+      // a task-sent behind; its caller's `sent` rejects). Issued in the same tick, the two leave in
+      // one write (the Redis event log holds its write open until the tick ends).
       const events = batch.flatMap((item) => (item.event ? [item.event] : []));
       if (events.length > 0) this.emit(events);
       const outcomes = await this.broker().publish(batch.map((item) => item.envelope));
