@@ -8,7 +8,7 @@ import { metricsHandler } from '@celeriac/worker';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
-import { duration, wholeNumber } from './parse';
+import { duration, tcpPort } from './parse';
 import { redact } from './redact';
 import { withApp } from './with-app';
 
@@ -33,7 +33,7 @@ export function dashboardCommand(): Command {
         'with actions unless --read-only.',
     )
     .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
-    .option('--port <n>', 'the TCP port', wholeNumber, 5555)
+    .option('--port <n>', 'the TCP port (0: any free port)', tcpPort, 5555)
     .option('--host <address>', 'the address to bind (127.0.0.1: this machine only)', '127.0.0.1')
     .option(
       '--basic-auth <user:password>',

@@ -44,4 +44,11 @@ describe('celeriac dashboard', () => {
     expect(run.stderr).toContain('without authentication');
     expect(run.stderr).toContain('CELERIAC_INVALID_OPTION');
   });
+
+  it('refuses a port beyond 65535, saying what a port may be', async () => {
+    const { fixture } = e2e();
+    const run = await runCli(['dashboard', '-A', APP, '--port', '70000'], fixture.prefix);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('Expected a port from 0 to 65535');
+  });
 });
