@@ -229,6 +229,8 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const { events } = this.options;
     if (!events.enabled) return undefined;
     const args = events.payloads ? eventPayload(this.codec, message.args, events.payloadLimit) : undefined;
+    // One shape for every task-sent (absent fields undefined): spreads of optional fields would
+    // make V8 build each event on its slow path.
     return {
       type: 'task-sent',
       taskId: message.id,
@@ -236,10 +238,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       queue: message.queue,
       timestamp: Date.now(),
       retries: message.retries,
-      ...(message.eta !== undefined ? { eta: message.eta } : {}),
-      ...(message.parentId !== undefined ? { parentId: message.parentId } : {}),
-      ...(message.rootId !== undefined ? { rootId: message.rootId } : {}),
-      ...(args !== undefined ? { args } : {}),
+      eta: message.eta,
+      parentId: message.parentId,
+      rootId: message.rootId,
+      args,
     };
   }
 
