@@ -77,6 +77,8 @@ export {
   type ConcurrencyOptions,
   type CustomSerializer,
   type DeadLetter,
+  type DebounceLock,
+  type DebounceOptions,
   type Delivery,
   type Dependency,
   type Duration,

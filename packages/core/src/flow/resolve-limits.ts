@@ -113,6 +113,8 @@ function windowOf(
   option: 'throttle' | 'debounce',
   name: string,
 ): { key?: LimitKey; window: number } {
+  if (typeof value !== 'object' && typeof value !== 'string' && typeof value !== 'number')
+    throw flowInvalid(`${option} of task ${name}`, value, "a duration like '2s', or { window, key }");
   const options = typeof value === 'object' && value !== null ? value : { window: value };
   if (options.key !== undefined && typeof options.key !== 'function')
     throw flowInvalid(`${option}.key of task ${name}`, options.key, 'a function of the arguments');
