@@ -24,6 +24,7 @@ function flowTasks(app: Celeriac) {
     rated: app.task('flow.rated', (_i: number) => unused(), { rateLimit: '20/s' }),
     free: app.task('flow.free', (_i: number) => unused()),
     unique: app.task('flow.unique', (_i: string) => unused(), { unique: true }),
+    debounced: app.task('flow.debounced', (_i: number) => unused(), { debounce: '2s' }),
   };
 }
 
@@ -138,6 +139,33 @@ describe('flow control across worker processes', () => {
     expect(handles.filter((handle) => !handle.deduplicated)).toHaveLength(1);
     expect(handles.every((handle) => handle.value === 'catalog')).toBe(true);
     await expect(runsOf(fixture.redis(), fixture.prefix, 'flow.unique')).resolves.toHaveLength(1);
+  }, 60_000);
+});
+
+describe('debounce across a worker process', () => {
+  const e2e = useE2e('e2e-debounce');
+
+  it('10 sends within the window run once, with the last arguments, a window after the last send', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
+    await worker.ready();
+    const tasks = flowTasks(fixture.app());
+    const handles = Array.from({ length: 10 }, (_, i) => tasks.debounced.delay(i));
+    const lastSent = Date.now();
+    await expect(Promise.all(handles.map((handle) => handle.get({ timeout: 30_000 })))).resolves.toEqual(
+      Array<number>(10).fill(9),
+    );
+    expect(new Set(handles.map((handle) => handle.id)).size).toBe(1);
+    expect(handles.filter((handle) => handle.deduplicated)).toHaveLength(9);
+    const [run, ...others] = await runsOf(fixture.redis(), fixture.prefix, 'flow.debounced');
+    expect([run?.i, others]).toEqual([9, []]);
+    // A task never starts before it is due: the window counts from the last send.
+    expect(run?.start).toBeGreaterThanOrEqual(lastSent + 2_000);
+    // Its run started: a send now opens a new window, and runs again.
+    const after = tasks.debounced.delay(10);
+    await expect(after.get({ timeout: 30_000 })).resolves.toBe(10);
+    expect([after.deduplicated, after.id === handles[0]?.id]).toEqual([false, false]);
+    await expect(runsOf(fixture.redis(), fixture.prefix, 'flow.debounced')).resolves.toHaveLength(2);
   }, 60_000);
 });
 
