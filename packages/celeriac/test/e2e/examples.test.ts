@@ -41,7 +41,7 @@ describe('the examples', () => {
     [
       'flow-control',
       'examples/flow-control/dist/main.js',
-      /at most 2 at once[\s\S]*at most 1 at once per account[\s\S]*raised to 50\/s at run time/,
+      /at most 2 at once[\s\S]*at most 1 at once per account[\s\S]*raised to 50\/s at run time[\s\S]*5 edits ran once, as "products at version 5"/,
     ],
     [
       'operations',
