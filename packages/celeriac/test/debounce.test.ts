@@ -101,6 +101,16 @@ describe('debounce', () => {
     expect(runs).toEqual(['first', 'second']);
   });
 
+  it('closing the app right after the sends still publishes their replacements', async () => {
+    const digest = t.app.task('digest', (user: string) => user, { debounce: '1m' });
+    const observer = t.observer();
+    const handles = [digest.delay('a'), digest.delay('b')];
+    await t.app.close();
+    await Promise.all(handles.map((handle) => handle.sent));
+    expect(handles.map((handle) => handle.deduplicated)).toEqual([false, true]);
+    await expect(observer.stats('default')).resolves.toMatchObject({ delayed: 1, ready: 0 });
+  });
+
   it('each key has a window of its own', async () => {
     const notify = t.app.task('notify', (user: string, text: string) => `${user}: ${text}`, {
       debounce: { window: '1s', key: (user: string) => user },

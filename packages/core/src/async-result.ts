@@ -62,8 +62,8 @@ export interface GetOptions {
 }
 
 /**
- * Makes `result` the handle of the unique task `id` that its send duplicated (or the debounced task it collapsed into)
- * (see {@link AsyncResult.deduplicated}).
+ * Makes `result` the handle of the unique task `id` that its send duplicated, or of the debounced
+ * task `id` it collapsed into (see {@link AsyncResult.deduplicated}).
  */
 export let adoptDuplicate: (result: AsyncResult<unknown>, id: string) => void;
 
