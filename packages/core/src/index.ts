@@ -81,7 +81,7 @@ export type {
 } from './flow/flow-options';
 export type {
   ConcurrencyBudget,
-  DebounceLock,
+  DebounceWindow,
   MessageLimits,
   RateBudget,
   RateSetting,

@@ -35,7 +35,7 @@ export interface UniqueLock {
  * A debounced send: its key (task name, or task name, `:` and the key) and window. While a task of
  * the key waits out its window, a send of the key replaces that task's message and moves its start.
  */
-export interface DebounceLock {
+export interface DebounceWindow {
   key: string;
   /** The window, in ms. */
   window: number;
@@ -48,7 +48,7 @@ export interface MessageLimits {
   rate?: RateBudget;
   concurrency?: ConcurrencyBudget;
   unique?: UniqueLock;
-  debounce?: DebounceLock;
+  debounce?: DebounceWindow;
 }
 
 /** A rate without its scope: what `app.control.rateLimit` sets for every scope of a task. */

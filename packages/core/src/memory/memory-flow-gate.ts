@@ -4,7 +4,7 @@
  */
 import type {
   ConcurrencyBudget,
-  DebounceLock,
+  DebounceWindow,
   MessageLimits,
   RateBudget,
   RateSetting,
@@ -79,18 +79,18 @@ export class MemoryFlowGate {
    * The id waiting out `debounce`'s window (`waiting(id)` says whether it still waits for its start
    * time, not yet due, leased or held for a limit), or undefined.
    */
-  debounceHolder(debounce: DebounceLock, waiting: (id: string) => boolean, now: number): string | undefined {
+  debounceHolder(debounce: DebounceWindow, waiting: (id: string) => boolean, now: number): string | undefined {
     const lock = this.debounces.get(debounce.key);
     return lock && lock.until > now && waiting(lock.id) ? lock.id : undefined;
   }
 
   /** Makes `id`, due at `eta`, the task that `debounce`'s sends collapse into. */
-  lockDebounce(id: string, debounce: DebounceLock, eta: number): void {
+  lockDebounce(id: string, debounce: DebounceWindow, eta: number): void {
     this.debounces.set(debounce.key, { id, until: eta + debounce.window });
   }
 
   /** Ends `debounce`'s window if `id` holds it (it was leased, or is gone). */
-  unlockDebounce(id: string, debounce: DebounceLock | undefined): void {
+  unlockDebounce(id: string, debounce: DebounceWindow | undefined): void {
     if (debounce && this.debounces.get(debounce.key)?.id === id) this.debounces.delete(debounce.key);
   }
 
