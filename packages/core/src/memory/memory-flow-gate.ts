@@ -1,6 +1,7 @@
 /**
  * Flow control of the memory broker, with the Redis broker's semantics: concurrency slots tied to
- * leases, and rate budgets as GCRA (a held task books the next token and is held until it is due).
+ * leases, rate budgets as GCRA (a held task books the next token and is held until it is due),
+ * unique locks and debounce windows (each ended when its task is leased or dropped).
  */
 import type {
   ConcurrencyBudget,
