@@ -128,7 +128,7 @@ describe('flow control across worker processes', () => {
 
   it('unique: 100 concurrent same-argument sends from 4 processes run one task; all 100 get its result', async () => {
     const { fixture, workers } = e2e();
-    const senders = [0, 1, 2, 3].map(() => startSender(fixture.prefix, 25));
+    const senders = [0, 1, 2, 3].map(() => startSender(fixture.prefix, ['unique', '25']));
     // Every send is accepted before a worker exists, so all 100 meet the one queued task.
     await Promise.all(senders.map((sender) => sender.sent));
     const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
@@ -167,18 +167,36 @@ describe('debounce across a worker process', () => {
     expect([after.deduplicated, after.id === handles[0]?.id]).toEqual([false, false]);
     await expect(runsOf(fixture.redis(), fixture.prefix, 'flow.debounced')).resolves.toHaveLength(2);
   }, 60_000);
+
+  it('40 sends from 4 processes at once collapse into one task: one run, all 40 handles get its result', async () => {
+    const { fixture, workers } = e2e();
+    const senders = [0, 1, 2, 3].map((n) => startSender(fixture.prefix, ['debounced', '10', String(n * 10)]));
+    // Every send is accepted before a worker exists: the task waits until one leases it.
+    await Promise.all(senders.map((sender) => sender.sent));
+    const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
+    await worker.ready();
+    const handles = (await Promise.all(senders.map((sender) => sender.output))).flat();
+    expect(handles).toHaveLength(40);
+    expect(new Set(handles.map((handle) => handle.id)).size).toBe(1);
+    expect(handles.filter((handle) => !handle.deduplicated)).toHaveLength(1);
+    const runs = await runsOf(fixture.redis(), fixture.prefix, 'flow.debounced');
+    expect(runs).toHaveLength(1);
+    // The run has the arguments of one of the sends, and every handle its result.
+    expect(handles.map((handle) => handle.value)).toEqual(Array<number>(40).fill(runs[0]?.i));
+    expect(runs[0]?.i).toBeLessThan(40);
+  }, 60_000);
 });
 
-/** One handle as unique-sender.js prints it. */
+/** One handle as flow-sender.js prints it. */
 interface SentHandle {
   id: string;
   deduplicated: boolean;
   value: unknown;
 }
 
-/** Starts fixtures/unique-sender.js: `sent` resolves when it printed `sent`, `output` with its handles. */
-function startSender(prefix: string, count: number): { sent: Promise<void>; output: Promise<SentHandle[]> } {
-  const child = spawn(process.execPath, [join(__dirname, 'fixtures/unique-sender.js'), String(count)], {
+/** Starts fixtures/flow-sender.js: `sent` resolves when it printed `sent`, `output` with its handles. */
+function startSender(prefix: string, args: string[]): { sent: Promise<void>; output: Promise<SentHandle[]> } {
+  const child = spawn(process.execPath, [join(__dirname, 'fixtures/flow-sender.js'), ...args], {
     env: { ...process.env, CELERIAC_TEST_PREFIX: prefix },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
