@@ -1,8 +1,9 @@
 /**
  * Flow control on Redis: two workers share one concurrency limit (at most 2 reports at once), an
  * account's syncs run one at a time while accounts run side by side, and a rate limit (5 calls a
- * second) is raised at run time with `app.control.rateLimit`. Each task notes when it started and
- * ended, and the example prints what those notes show.
+ * second) is raised at run time with `app.control.rateLimit`, and a burst of edits to one search
+ * index is debounced into one reindex with the last edit. Each task notes when it started and ended,
+ * and the example prints what those notes show.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Celeriac } from 'celeriac';
@@ -60,6 +61,16 @@ const callApi = app.task(
   { rateLimit: '5/s' },
 );
 
+// Edits to an index within half a second of each other make one reindex, with the last edit's version.
+const reindex = app.task(
+  'search.reindex',
+  (index: string, version: number) => {
+    note('search.reindex', index, Date.now());
+    return `${index} at version ${version}`;
+  },
+  { debounce: { window: '500ms', key: (index: string) => index } },
+);
+
 async function main(): Promise<void> {
   // Two workers, as two machines would run them: the limits hold across both.
   const workers = [app.worker({ concurrency: 4 }), app.worker({ concurrency: 4 })];
@@ -86,6 +97,15 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: 10 }, (_, i) => callApi.delay(i)));
     console.log(`api.call raised to 50/s at run time: 10 calls took ${((Date.now() - faster) / 1000).toFixed(1)} s`);
     await app.control.rateLimit('api.call', null);
+
+    const edits = [1, 2, 3, 4, 5].map((version) => reindex.delay('products', version));
+    const results = await Promise.all(edits);
+    const collapsed = edits.filter((edit) => edit.deduplicated).length;
+    const reindexed = runs.get('search.reindex')!.length;
+    console.log(
+      `search.reindex: 5 edits ran ${reindexed === 1 ? 'once' : `${reindexed} times`}, as "${results[0]}" ` +
+        `(${collapsed} sends collapsed into the first's task)`,
+    );
   } finally {
     await Promise.all(workers.map((worker) => worker.close()));
     await app.close();

@@ -77,6 +77,8 @@ export {
   type ConcurrencyOptions,
   type CustomSerializer,
   type DeadLetter,
+  type DebounceOptions,
+  type DebounceWindow,
   type Delivery,
   type Dependency,
   type Duration,

@@ -62,8 +62,8 @@ export interface GetOptions {
 }
 
 /**
- * Makes `result` the handle of the unique task `id` that its send duplicated
- * (see {@link AsyncResult.deduplicated}).
+ * Makes `result` the handle of the unique task `id` that its send duplicated, or of the debounced
+ * task `id` it collapsed into (see {@link AsyncResult.deduplicated}).
  */
 export let adoptDuplicate: (result: AsyncResult<unknown>, id: string) => void;
 
@@ -81,7 +81,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   private settled: Promise<T> | undefined;
   private readonly sentHere: boolean;
   private readonly sentAt: number;
-  /** A unique task's send may turn out a duplicate: its id is known once `sent` resolves. */
+  /** A unique or debounced task's send may turn out a duplicate: its id is known once `sent` resolves. */
   private readonly unique: boolean;
   #id: string;
   #deduplicated = false;
@@ -110,8 +110,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   }
 
   /**
-   * The task id. For a task with `unique`, the id it was sent with until `sent` resolves, and then
-   * the id of the task that runs: the earlier one, when this send was a duplicate.
+   * The task id. For a task with `unique` or `debounce`, the id it was sent with until `sent`
+   * resolves, and then the id of the task that runs: the earlier one, when this send was a
+   * duplicate or collapsed into a task waiting out its debounce window.
    */
   get id(): string {
     return this.#id;
@@ -119,7 +120,9 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
 
   /**
    * True once `sent` resolved, when this send of a `unique` task created no task because the same
-   * key was queued or running: the handle is then the earlier task's (its id, its result).
+   * key was queued or running, or this send of a `debounce` task collapsed into the task waiting out
+   * its key's window (which now runs with this send's arguments): the handle is then the earlier
+   * task's (its id, its result).
    */
   get deduplicated(): boolean {
     return this.#deduplicated;

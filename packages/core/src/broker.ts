@@ -18,8 +18,15 @@ import type { Envelope } from './message';
 /**
  * What happened to one published envelope: stored, skipped (its chosen id is still waiting or
  * running), or skipped as a duplicate of the unique task with id `duplicateOf`.
+ *
+ * A debounced envelope (limits `debounce`) whose key a task is waiting out its window with is not
+ * stored: the outcome names that task (`debounceInto`), and the sender publishes the message again,
+ * encoded under that id, with `replaces` set. That replacement swaps the waiting task's message and
+ * start time (`duplicateOf`: that id), or, if the task left its wait meanwhile, names the task now
+ * waiting for the key (`debounceInto`) or is `'missed'` (none is: send afresh).
  */
-export type PublishOutcome = 'published' | 'duplicate' | { readonly duplicateOf: string };
+export type PublishOutcome =
+  'published' | 'duplicate' | 'missed' | { readonly duplicateOf: string } | { readonly debounceInto: string };
 
 /** A message leased to a worker. Hand it back to `ack`, `requeue` or `deadLetter`. */
 export interface Delivery {

@@ -70,6 +70,7 @@ export { task, type MethodKeys, type RegisteredTasks, type TaskDecoratorOptions 
 export type { Duration, DurationUnit } from './duration';
 export type {
   ConcurrencyOptions,
+  DebounceOptions,
   FlowOptions,
   LimitKey,
   RateLimitOptions,
@@ -78,7 +79,14 @@ export type {
   UniqueOptions,
   UniqueWhile,
 } from './flow/flow-options';
-export type { ConcurrencyBudget, MessageLimits, RateBudget, RateSetting, UniqueLock } from './flow/message-limits';
+export type {
+  ConcurrencyBudget,
+  DebounceWindow,
+  MessageLimits,
+  RateBudget,
+  RateSetting,
+  UniqueLock,
+} from './flow/message-limits';
 export {
   BrokerUnavailableError,
   CeleriacError,

@@ -48,7 +48,7 @@ export function messageProblem(message: Record<string, unknown>): string | undef
 /** Flow-control limits: the task name, and each budget's numbers and scope key. */
 export function limitsProblem(limits: unknown, path: string): Problem {
   if (!isObject(limits)) return mustBe(path, 'an object', limits);
-  const budget = (field: 'rate' | 'concurrency' | 'unique', numbers: readonly string[]): Problem => {
+  const budget = (field: 'rate' | 'concurrency' | 'unique' | 'debounce', numbers: readonly string[]): Problem => {
     const value = limits[field];
     if (value === undefined) return undefined;
     if (!isObject(value)) return mustBe(`${path}.${field}`, 'an object', value);
@@ -63,6 +63,7 @@ export function limitsProblem(limits: unknown, path: string): Problem {
     budget('rate', ['limit', 'per', 'burst']) ??
     budget('concurrency', ['limit']) ??
     budget('unique', ['ttl']) ??
+    budget('debounce', ['window']) ??
     (isObject(limits.unique)
       ? check(
           limits.unique,

@@ -67,6 +67,11 @@ export interface Envelope {
   body: string;
   /** The message's flow-control limits, for the broker to enforce without decoding the body. */
   limits?: MessageLimits;
+  /**
+   * A debounced send encoded under the id of the task waiting out its key's window: replace that
+   * task's message and start time (`eta`) if it still waits (see `PublishOutcome`).
+   */
+  replaces?: boolean;
 }
 
 interface WireMessage extends Omit<TaskMessage, 'args' | 'flow'> {

@@ -40,4 +40,19 @@ describe('MemoryFlowGate keeps no state for scopes that are done', () => {
     // Only the two budgets are left; the line and the booking went with their tasks.
     expect(gate.size).toBe(2);
   });
+
+  it('drops debounce windows of keys sent once, a window after their start, and those of leased tasks', () => {
+    const gate = new MemoryFlowGate(new Map());
+    const start = 1_000_000;
+    const waiting = () => true;
+    for (let n = 0; n < 100; n++) gate.lockDebounce(`d${n}`, { key: `digest:${n}`, window: 1_000 }, start + 1_000);
+    gate.unlockDebounce('d0', { key: 'digest:0', window: 1_000 });
+    expect(gate.size).toBe(99);
+    expect(gate.debounceHolder({ key: 'digest:1', window: 1_000 }, waiting, start)).toBe('d1');
+    // A window is kept until a window after its task's start; the next sweep drops it.
+    const rateOnly: MessageLimits = { task: 't', rate: { limit: 1, per: 1_000, burst: 1, key: 't' } };
+    expect(gate.admit('t', rateOnly, start + 2_001)).toBeUndefined();
+    expect(gate.debounceHolder({ key: 'digest:1', window: 1_000 }, waiting, start + 2_001)).toBeUndefined();
+    expect(gate.size).toBe(1);
+  });
 });

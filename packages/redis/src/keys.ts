@@ -15,6 +15,7 @@
  *   waiting:<scope> LIST   ids held for a slot of the scope
  *   rate:<scope>    STRING GCRA theoretical arrival time of the scope's next start (expires)
  *   unique:<key>    STRING id of the unique (or throttled) task holding the key, with the lock's ttl
+ *   debounce:<key>  STRING id of the task waiting out the key's debounce window (expires a window after its start)
  *   seq        STRING                                              the FIFO sequence counter
  *   marker     ZSET  'wake' -> 0                                   wakes one blocked worker (BZPOPMIN)
  *   dead       ZSET  id -> time dead-lettered

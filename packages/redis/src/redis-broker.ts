@@ -80,13 +80,13 @@ export class RedisBroker implements Broker {
             envelope.id,
             envelope.priority,
             envelope.eta ?? 0,
-            envelope.idempotent ? '1' : '0',
+            envelope.replaces ? '2' : envelope.idempotent ? '1' : '0',
             envelope.body,
             envelope.limits ? JSON.stringify(envelope.limits) : '',
           );
         }
         calls.push(
-          this.script<Array<number | string>>('publish', queue, args).then((results) => {
+          this.script<PublishReply>('publish', queue, args).then((results) => {
             chunk.forEach((index, position) => (outcomes[index] = outcomeOf(results[position])));
           }),
         );
@@ -514,10 +514,17 @@ export class RedisBroker implements Broker {
   }
 }
 
-/** A publish script result: 1 stored, 0 a duplicate id, or the id of the unique task it duplicates. */
-function outcomeOf(result: number | string | undefined): PublishOutcome {
+/** The publish script's reply: one result a message (see publish-9.lua). */
+type PublishReply = Array<number | string | [string, string]>;
+
+/**
+ * A publish script result: 1 stored, 0 a duplicate id, 2 a missed debounce replacement, the id of
+ * the unique task it duplicates (or the debounced task it replaced), or the debounced task to replace.
+ */
+function outcomeOf(result: PublishReply[number] | undefined): PublishOutcome {
   if (typeof result === 'string') return { duplicateOf: result };
-  return result === 1 ? 'published' : 'duplicate';
+  if (Array.isArray(result)) return { debounceInto: result[1] };
+  return result === 1 ? 'published' : result === 2 ? 'missed' : 'duplicate';
 }
 
 /** The reserve script's reply: the next due time (or ''), then id, body, delivery number per message. */

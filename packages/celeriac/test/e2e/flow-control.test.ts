@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runCli } from './support/beat-cli';
 import { mostAtOnce, mostStartsWithin, runsOf } from './support/flow-marks';
-import { FIXTURE_APP as FLOW_APP, useE2e } from './support/worker-process';
+import { FIXTURE_APP as FLOW_APP, useE2e, type E2eContext } from './support/worker-process';
 
 /** The flow tasks as the sender sees them: same names and options, bodies that never run here. */
 function flowTasks(app: Celeriac) {
@@ -24,6 +24,7 @@ function flowTasks(app: Celeriac) {
     rated: app.task('flow.rated', (_i: number) => unused(), { rateLimit: '20/s' }),
     free: app.task('flow.free', (_i: number) => unused()),
     unique: app.task('flow.unique', (_i: string) => unused(), { unique: true }),
+    debounced: app.task('flow.debounced', (_i: number) => unused(), { debounce: '2s' }),
   };
 }
 
@@ -126,13 +127,11 @@ describe('flow control across worker processes', () => {
   }, 40_000);
 
   it('unique: 100 concurrent same-argument sends from 4 processes run one task; all 100 get its result', async () => {
-    const { fixture, workers } = e2e();
-    const senders = [0, 1, 2, 3].map(() => startSender(fixture.prefix, 25));
-    // Every send is accepted before a worker exists, so all 100 meet the one queued task.
-    await Promise.all(senders.map((sender) => sender.sent));
-    const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
-    await worker.ready();
-    const handles = (await Promise.all(senders.map((sender) => sender.output))).flat();
+    const { fixture } = e2e();
+    const handles = await sendBeforeAnyWorker(
+      e2e(),
+      [0, 1, 2, 3].map(() => ['unique', '25']),
+    );
     expect(handles).toHaveLength(100);
     expect(new Set(handles.map((handle) => handle.id)).size).toBe(1);
     expect(handles.filter((handle) => !handle.deduplicated)).toHaveLength(1);
@@ -141,16 +140,72 @@ describe('flow control across worker processes', () => {
   }, 60_000);
 });
 
-/** One handle as unique-sender.js prints it. */
+describe('debounce across a worker process', () => {
+  const e2e = useE2e('e2e-debounce');
+
+  it('10 sends within the window run once, with the last arguments, a window after the last send', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
+    await worker.ready();
+    const tasks = flowTasks(fixture.app());
+    const handles = Array.from({ length: 10 }, (_, i) => tasks.debounced.delay(i));
+    const lastSent = Date.now();
+    await expect(Promise.all(handles.map((handle) => handle.get({ timeout: 30_000 })))).resolves.toEqual(
+      Array<number>(10).fill(9),
+    );
+    expect(new Set(handles.map((handle) => handle.id)).size).toBe(1);
+    expect(handles.filter((handle) => handle.deduplicated)).toHaveLength(9);
+    const [run, ...others] = await runsOf(fixture.redis(), fixture.prefix, 'flow.debounced');
+    expect([run?.i, others]).toEqual([9, []]);
+    // A task never starts before it is due: the window counts from the last send.
+    expect(run?.start).toBeGreaterThanOrEqual(lastSent + 2_000);
+    // Its run started: a send now opens a new window, and runs again.
+    const after = tasks.debounced.delay(10);
+    await expect(after.get({ timeout: 30_000 })).resolves.toBe(10);
+    expect([after.deduplicated, after.id === handles[0]?.id]).toEqual([false, false]);
+    await expect(runsOf(fixture.redis(), fixture.prefix, 'flow.debounced')).resolves.toHaveLength(2);
+  }, 60_000);
+
+  it('40 sends from 4 processes at once collapse into one task: one run, all 40 handles get its result', async () => {
+    const { fixture } = e2e();
+    const handles = await sendBeforeAnyWorker(
+      e2e(),
+      [0, 1, 2, 3].map((n) => ['debounced', '10', String(n * 10)]),
+    );
+    expect(handles).toHaveLength(40);
+    expect(new Set(handles.map((handle) => handle.id)).size).toBe(1);
+    expect(handles.filter((handle) => !handle.deduplicated)).toHaveLength(1);
+    const [run, ...others] = await runsOf(fixture.redis(), fixture.prefix, 'flow.debounced');
+    expect([run === undefined, others]).toEqual([false, []]);
+    // The run has the arguments of one of the sends, and every handle its result.
+    expect(run?.i).toBeLessThan(40);
+    expect(handles.filter((handle) => handle.value !== run?.i)).toEqual([]);
+  }, 60_000);
+});
+
+/** One handle as flow-sender.js prints it. */
 interface SentHandle {
   id: string;
   deduplicated: boolean;
   value: unknown;
 }
 
-/** Starts fixtures/unique-sender.js: `sent` resolves when it printed `sent`, `output` with its handles. */
-function startSender(prefix: string, count: number): { sent: Promise<void>; output: Promise<SentHandle[]> } {
-  const child = spawn(process.execPath, [join(__dirname, 'fixtures/unique-sender.js'), String(count)], {
+/**
+ * Runs fixtures/flow-sender.js once for each of `runs` (its arguments) at the same time, starts a
+ * worker once every send was accepted (so all of them meet the one waiting task), and resolves
+ * with the handles they printed.
+ */
+async function sendBeforeAnyWorker({ fixture, workers }: E2eContext, runs: string[][]): Promise<SentHandle[]> {
+  const senders = runs.map((args) => startSender(fixture.prefix, args));
+  await Promise.all(senders.map((sender) => sender.sent));
+  const worker = workers.spawn('worker', ['-A', FLOW_APP, '-c', '4']);
+  await worker.ready();
+  return (await Promise.all(senders.map((sender) => sender.output))).flat();
+}
+
+/** Starts fixtures/flow-sender.js: `sent` resolves when it printed `sent`, `output` with its handles. */
+function startSender(prefix: string, args: string[]): { sent: Promise<void>; output: Promise<SentHandle[]> } {
+  const child = spawn(process.execPath, [join(__dirname, 'fixtures/flow-sender.js'), ...args], {
     env: { ...process.env, CELERIAC_TEST_PREFIX: prefix },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -82,6 +82,13 @@ export interface FlowOptions {
    * (by default the key is the task name and its arguments, as for `unique: true`).
    */
   throttle?: Duration | ThrottleOptions;
+  /**
+   * Sends with the same key (by default the task name alone) within the window of each other
+   * collapse into one run with the last send's arguments, `window` after the last send. Every
+   * handle gets that run's result; those of the collapsed sends have `r.deduplicated` set. A
+   * duration, or `{ window, key }`.
+   */
+  debounce?: Duration | DebounceOptions;
 }
 
 /** A throttle window, optionally keyed. */
@@ -89,5 +96,16 @@ export interface ThrottleOptions {
   /** How long after a run's send later sends of its key are dropped. */
   window: Duration;
   /** Runs on the sender with the call's arguments and names the calls that share a window. */
+  key?: LimitKey;
+}
+
+/** A debounce window, optionally keyed. */
+export interface DebounceOptions {
+  /** How long after the last send of a key its one run starts; a send within it moves the run. */
+  window: Duration;
+  /**
+   * Runs on the sender with the call's arguments and names the calls that collapse together.
+   * @defaultValue the task name alone: every send of the task collapses into one run
+   */
   key?: LimitKey;
 }

@@ -31,6 +31,16 @@ export interface UniqueLock {
   ttl: number;
 }
 
+/**
+ * A debounced send: its key (task name, or task name, `:` and the key) and window. While a task of
+ * the key waits out its window, a send of the key replaces that task's message and moves its start.
+ */
+export interface DebounceWindow {
+  key: string;
+  /** The window, in ms. */
+  window: number;
+}
+
 /** The flow-control limits of one message. */
 export interface MessageLimits {
   /** The task name, under which a rate limit changed at run time is found. */
@@ -38,6 +48,7 @@ export interface MessageLimits {
   rate?: RateBudget;
   concurrency?: ConcurrencyBudget;
   unique?: UniqueLock;
+  debounce?: DebounceWindow;
 }
 
 /** A rate without its scope: what `app.control.rateLimit` sets for every scope of a task. */

@@ -6,6 +6,7 @@ import { toMilliseconds, type Duration } from '../duration';
 import { CeleriacError } from '../errors';
 import type {
   ConcurrencyOptions,
+  DebounceOptions,
   FlowOptions,
   LimitKey,
   RateLimitOptions,
@@ -52,9 +53,12 @@ export function checkFlowOptions(name: string, options: FlowOptions): void {
   if (options.rateLimit !== undefined) parseRate(options.rateLimit, 'rateLimit', `task ${name}`);
   if (options.concurrency !== undefined) concurrencyOf(options.concurrency, name);
   if (options.unique !== undefined) uniqueOf(options.unique, name);
-  if (options.throttle !== undefined) throttleOf(options.throttle, name);
+  if (options.throttle !== undefined) windowOf(options.throttle, 'throttle', name);
+  if (options.debounce !== undefined) windowOf(options.debounce, 'debounce', name);
   if (options.unique !== undefined && options.throttle !== undefined)
     throw flowInvalid(`throttle of task ${name}`, options.throttle, 'no throttle on a unique task (choose one)');
+  if (options.debounce !== undefined && (options.unique !== undefined || options.throttle !== undefined))
+    throw flowInvalid(`debounce of task ${name}`, options.debounce, 'no debounce on a unique or throttled task');
 }
 
 /** The limits of one call, or undefined when the task has none (the common case costs one check). */
@@ -67,7 +71,8 @@ export function limitsOf(
     options?.rateLimit === undefined &&
     options?.concurrency === undefined &&
     options?.unique === undefined &&
-    options?.throttle === undefined
+    options?.throttle === undefined &&
+    options?.debounce === undefined
   )
     return undefined;
   const limits: MessageLimits = { task: name };
@@ -87,22 +92,36 @@ export function limitsOf(
     limits.unique = { key, while: unique.while, ttl: unique.ttl };
   }
   if (options.throttle !== undefined) {
-    const throttle = throttleOf(options.throttle, name);
+    const throttle = windowOf(options.throttle, 'throttle', name);
     const key =
       throttle.key === undefined
         ? `${name}:${argumentsKey(name, args)}`
         : scope(name, throttle.key, args, 'throttle.key');
     limits.unique = { key, while: 'window', ttl: throttle.window };
   }
+  if (options.debounce !== undefined) {
+    // Without a key every send of the task collapses: "the last arguments" only matter when they differ.
+    const debounce = windowOf(options.debounce, 'debounce', name);
+    limits.debounce = { key: scope(name, debounce.key, args, 'debounce.key'), window: debounce.window };
+  }
   return limits;
 }
 
-function throttleOf(value: Duration | ThrottleOptions, name: string): { key?: LimitKey; window: number } {
+/** A throttle's or debounce's window in ms and its key function; throws `CELERIAC_INVALID_OPTION`. */
+function windowOf(
+  value: Duration | ThrottleOptions | DebounceOptions,
+  option: 'throttle' | 'debounce',
+  name: string,
+): { key?: LimitKey; window: number } {
+  if (typeof value !== 'object' && typeof value !== 'string' && typeof value !== 'number')
+    throw flowInvalid(`${option} of task ${name}`, value, "a duration like '2s', or { window, key }");
   const options = typeof value === 'object' && value !== null ? value : { window: value };
   if (options.key !== undefined && typeof options.key !== 'function')
-    throw flowInvalid(`throttle.key of task ${name}`, options.key, 'a function of the arguments');
-  const window = toMilliseconds(options.window, `throttle of task ${name}`);
-  if (window < 1) throw flowInvalid(`throttle of task ${name}`, options.window, 'a duration of at least 1ms');
+    throw flowInvalid(`${option}.key of task ${name}`, options.key, 'a function of the arguments');
+  if (options.window === undefined)
+    throw flowInvalid(`${option} of task ${name}`, value, "a duration like '2s', or { window, key }");
+  const window = toMilliseconds(options.window, `${option} of task ${name}`);
+  if (window < 1) throw flowInvalid(`${option} of task ${name}`, options.window, 'a duration of at least 1ms');
   return options.key === undefined ? { window } : { key: options.key, window };
 }
 

@@ -4,6 +4,7 @@ import { freeze } from '../canvas/freeze';
 import type { Flow } from '../canvas/nodes';
 import { callbackNodes, dependencyIds } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
+import type { MessageLimits } from '../flow/message-limits';
 import { limitsOf } from '../flow/resolve-limits';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
 import { TRACEPARENT_FORMAT, traceparentProblem } from '../message-schema';
@@ -22,6 +23,8 @@ export interface MessageInput {
   rootId?: string;
   /** Workflow fields set by a canvas (callbacks from `call` are added to them). */
   flow?: Flow;
+  /** A workflow step: not debounced (see `MessageExtras.step`). */
+  step?: boolean;
 }
 
 /** Builds and validates the message of one call; throws `CELERIAC_INVALID_OPTION` or `..._DURATION`. */
@@ -82,7 +85,8 @@ export function buildMessage(input: MessageInput): TaskMessage {
   const flow = flowOf(input);
   if (flow) message.flow = flow;
   const limits = limitsOf(input.name, input.args, task);
-  if (limits) message.limits = limits;
+  const kept = limits && debounced(message, limits, input.step === true, now);
+  if (kept) message.limits = kept;
   if (call.dependsOn !== undefined) {
     const ids = dependencyIds(call.dependsOn);
     if (ids.some((dependency) => typeof dependency !== 'string' || dependency.length === 0))
@@ -90,6 +94,19 @@ export function buildMessage(input: MessageInput): TaskMessage {
     if (ids.length > 0) message.dependsOn = ids;
   }
   return message;
+}
+
+/**
+ * The limits of a debounced call, which starts a window after its send (or at its eta, if later).
+ * A call that is part of a workflow (a step, or one with callbacks) is not debounced: collapsing it
+ * would drop another send's workflow, whose steps wait for their own ids.
+ */
+function debounced(message: TaskMessage, limits: MessageLimits, step: boolean, now: number): MessageLimits | undefined {
+  const { debounce, ...others } = limits;
+  if (debounce === undefined) return limits;
+  if (step || message.flow !== undefined) return Object.keys(others).length > 1 ? others : undefined;
+  message.eta = Math.max(message.eta ?? 0, now + debounce.window);
+  return limits;
 }
 
 /** The canvas fields plus the call's own callbacks, frozen so a re-published callback keeps its id. */

@@ -8,10 +8,12 @@ export interface MessageExtras {
   /** The channel for completion notices; defaults to this client's. */
   replyTo?: string | undefined;
   flow?: Flow;
+  /** A workflow step: its id is part of the workflow, so it is sent as it is, never debounced. */
+  step?: boolean;
 }
 
 /** Options of `AppRuntime.launchCanvas`. */
-export interface LaunchOptions extends Omit<MessageExtras, 'flow'> {
+export interface LaunchOptions extends Omit<MessageExtras, 'flow' | 'step'> {
   /** What runs after the launched node (the rest of a chain, a chord body). */
   next?: Continuation;
   /** Publish as a re-send: a copy still waiting or running is not duplicated. */

@@ -33,10 +33,15 @@ export class Publisher {
     });
   }
 
-  /** Resolves once everything published so far has been settled by the broker. */
+  /**
+   * Resolves once everything published so far has been settled by the broker, also what a settled
+   * publish sent in turn (a debounced send's replacement).
+   */
   async drain(): Promise<void> {
-    if (this.pending.length > 0) this.flush();
-    await Promise.allSettled([...this.inFlight]);
+    while (this.pending.length > 0 || this.inFlight.size > 0) {
+      if (this.pending.length > 0) this.flush();
+      await Promise.allSettled([...this.inFlight]);
+    }
   }
 
   private flush(): void {

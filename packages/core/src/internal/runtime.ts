@@ -5,7 +5,7 @@
  */
 import { adoptDuplicate, AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
 import type { BackendSettings, ResultBackend, StoreEntry } from '../backend';
-import type { Broker, BrokerSettings, PurgedMessage } from '../broker';
+import type { Broker, BrokerSettings, PublishOutcome, PurgedMessage } from '../broker';
 import { failFlow, type FlowContext } from '../canvas/flow';
 import { GroupResult } from '../canvas/group-result';
 import { alignGroupTtls } from '../canvas/group-ttl';
@@ -22,6 +22,7 @@ import { TaskRegistry } from '../registry';
 import type { SignatureSender } from '../signature';
 import type { TaskSender } from '../task';
 import { buildMessage } from './build-message';
+import { settleDebounce } from './debounce';
 import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
 import type { Span } from '@opentelemetry/api';
 import { endWhenSettled, failSpan, startSendSpan } from '../tracing/spans';
@@ -112,17 +113,21 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
     const span = startSendSpan(message);
     const envelope = span ? this.tracedEnvelope(message, idempotent, [span]) : this.envelope(message, idempotent);
-    const unique = message.limits?.unique !== undefined;
-    const sent = this.publisher.publish(envelope, this.sentEvent(message)).then((outcome) => {
-      if (typeof outcome === 'object') adoptDuplicate(result, outcome.duplicateOf);
-    });
+    const debounce = message.limits?.debounce !== undefined;
+    const published = this.publisher.publish(envelope, this.sentEvent(message));
+    const sent = (debounce ? published.then((outcome) => settleDebounce(message, outcome, this)) : published).then(
+      (outcome) => {
+        if (typeof outcome === 'object' && 'duplicateOf' in outcome) adoptDuplicate(result, outcome.duplicateOf);
+      },
+    );
     if (span) endWhenSettled(span, sent);
     // A chosen id may already be waiting from another sender, whose copy runs: wait as a bystander.
+    // So does a debounced send: a later send's message (and reply channel) may replace its own.
     const result = new AsyncResult<R>(this, message.id, {
       sent,
       taskName: message.task,
-      sentHere: !idempotent,
-      unique,
+      sentHere: !idempotent && !debounce,
+      unique: debounce || message.limits?.unique !== undefined,
     });
     return result;
   }
@@ -157,7 +162,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const { next, idempotent = false, ...extras } = options;
     const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
     const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) =>
-      this.buildMessage(step.task, args, step.options, { ...extras, flow }),
+      this.buildMessage(step.task, args, step.options, { ...extras, flow, step: true }),
     );
     // One span a message while a tracer provider is registered, none otherwise.
     const spans = messages.flatMap((message) => startSendSpan(message) ?? []);
@@ -222,6 +227,11 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       for (const span of spans) failSpan(span, error);
       throw error;
     }
+  }
+
+  /** Publishes one envelope without an event (a debounced send published again); see {@link settleDebounce}. */
+  republish(envelope: Envelope): Promise<PublishOutcome> {
+    return this.publisher.publish(envelope);
   }
 
   /** The `task-sent` event of a message, when events are on. */

@@ -48,6 +48,8 @@ export class MemoryBroker implements Broker {
     const outcomes = envelopes.map((envelope): PublishOutcome => {
       const queue = this.queue(envelope.queue);
       if (envelope.idempotent && queue.entries.has(envelope.id)) return 'duplicate';
+      const debounced = queue.debounce(envelope, now);
+      if (debounced !== undefined) return debounced;
       const holder = queue.claimUnique(envelope, now);
       if (holder !== undefined) return { duplicateOf: holder };
       const delayed = envelope.eta !== undefined && envelope.eta > now;

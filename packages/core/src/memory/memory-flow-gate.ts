@@ -1,8 +1,16 @@
 /**
  * Flow control of the memory broker, with the Redis broker's semantics: concurrency slots tied to
- * leases, and rate budgets as GCRA (a held task books the next token and is held until it is due).
+ * leases, rate budgets as GCRA (a held task books the next token and is held until it is due),
+ * unique locks and debounce windows (each ended when its task is leased or dropped).
  */
-import type { ConcurrencyBudget, MessageLimits, RateBudget, RateSetting, UniqueLock } from '../flow/message-limits';
+import type {
+  ConcurrencyBudget,
+  DebounceWindow,
+  MessageLimits,
+  RateBudget,
+  RateSetting,
+  UniqueLock,
+} from '../flow/message-limits';
 
 /** How often spent rate budgets and expired locks are swept out, at most. */
 const SWEEP_INTERVAL_MS = 1_000;
@@ -25,6 +33,8 @@ export class MemoryFlowGate {
   private readonly arrivals = new Map<string, number>();
   /** Unique key -> the id holding it, and until when (its ttl). */
   private readonly locks = new Map<string, { id: string; until: number }>();
+  /** Debounce key -> the id waiting out its window, and until when the lock is kept (a window past its start). */
+  private readonly debounces = new Map<string, { id: string; until: number }>();
   /** Ids whose start time was booked when they were held for their rate. */
   private readonly booked = new Set<string>();
   /** When spent budgets and expired locks are next swept out (epoch ms). */
@@ -66,6 +76,30 @@ export class MemoryFlowGate {
     if (unique && unique.while !== 'window' && this.locks.get(unique.key)?.id === id) this.locks.delete(unique.key);
   }
 
+  /**
+   * The id waiting out `debounce`'s window (`waiting(id)` says whether it still waits for its start
+   * time, not yet due, leased or held for a limit), or undefined.
+   */
+  debounceHolder(debounce: DebounceWindow, waiting: (id: string) => boolean, now: number): string | undefined {
+    const lock = this.debounces.get(debounce.key);
+    return lock && lock.until > now && waiting(lock.id) ? lock.id : undefined;
+  }
+
+  /** Makes `id`, due at `eta`, the task that `debounce`'s sends collapse into. */
+  lockDebounce(id: string, debounce: DebounceWindow, eta: number): void {
+    this.debounces.set(debounce.key, { id, until: eta + debounce.window });
+  }
+
+  /** Ends `debounce`'s window if `id` holds it (it was leased, or is gone). */
+  unlockDebounce(id: string, debounce: DebounceWindow | undefined): void {
+    if (debounce && this.debounces.get(debounce.key)?.id === id) this.debounces.delete(debounce.key);
+  }
+
+  /** Whether `id` is held for its rate (it booked a start time). */
+  isBooked(id: string): boolean {
+    return this.booked.has(id);
+  }
+
   /** Frees the slot `id` held, if any; returns the held ids of its scope to wake, oldest first. */
   release(id: string, concurrency: ConcurrencyBudget | undefined): string[] {
     const slots = concurrency && this.slots.get(concurrency.key);
@@ -87,11 +121,13 @@ export class MemoryFlowGate {
     if (limits.concurrency) this.unwait(id, limits.concurrency);
     this.booked.delete(id);
     this.unlock(id, limits.unique);
+    this.unlockDebounce(id, limits.debounce);
   }
 
   /** How many budgets, slot scopes, lines of held tasks, locks and bookings it keeps: bounded by what is live. */
   get size(): number {
-    return this.arrivals.size + this.slots.size + this.waiting.size + this.locks.size + this.booked.size;
+    const { arrivals, slots, waiting, locks, debounces, booked } = this;
+    return arrivals.size + slots.size + waiting.size + locks.size + debounces.size + booked.size;
   }
 
   private takeToken(id: string, task: string, rate: RateBudget, now: number): number {
@@ -115,6 +151,7 @@ export class MemoryFlowGate {
     this.nextSweep = now + SWEEP_INTERVAL_MS;
     for (const [key, arrival] of this.arrivals) if (arrival <= now) this.arrivals.delete(key);
     for (const [key, lock] of this.locks) if (lock.until <= now) this.locks.delete(key);
+    for (const [key, lock] of this.debounces) if (lock.until <= now) this.debounces.delete(key);
   }
 
   private holds(key: string, id: string): boolean {

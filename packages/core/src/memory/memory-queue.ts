@@ -2,7 +2,7 @@
  * One queue of the memory broker: its messages, dead letters and flow gate, and the flow-control
  * steps the broker takes as a message is published, leased and ends (see memory-flow-gate.ts).
  */
-import type { DeadLetter } from '../broker';
+import type { DeadLetter, PublishOutcome } from '../broker';
 import type { MessageLimits, RateSetting } from '../flow/message-limits';
 import type { Envelope } from '../message';
 import { MemoryFlowGate } from './memory-flow-gate';
@@ -52,11 +52,37 @@ export class MemoryQueue {
     return holder;
   }
 
-  /** A unique task leaves 'queued' when leased: a 'queued' lock ends, a 'running' one begins. */
+  /**
+   * The outcome of a debounced `envelope` that opens no window of its own (see `PublishOutcome`),
+   * or undefined when it goes ahead and opens one (having taken its key).
+   */
+  debounce(envelope: Envelope, now: number): PublishOutcome | undefined {
+    const debounce = envelope.limits?.debounce;
+    if (!debounce) return undefined;
+    const holder = this.gate.debounceHolder(debounce, (id) => this.waitingOut(id), now);
+    const eta = envelope.eta ?? now;
+    if (envelope.replaces) {
+      const entry = holder === envelope.id ? this.entries.get(holder) : undefined;
+      if (!entry) return holder === undefined ? 'missed' : { debounceInto: holder };
+      // The last send wins: its message and its start time.
+      Object.assign(entry, { body: envelope.body, priority: envelope.priority, at: eta, limits: envelope.limits });
+      this.gate.lockDebounce(entry.id, debounce, eta);
+      return { duplicateOf: entry.id };
+    }
+    if (holder !== undefined) return { debounceInto: holder };
+    this.gate.lockDebounce(envelope.id, debounce, eta);
+    return undefined;
+  }
+
+  /**
+   * A unique task leaves 'queued' when leased: a 'queued' lock ends, a 'running' one begins. A
+   * debounced task's window ends: a send from now on opens a new one.
+   */
   leased(entry: Entry, now: number): void {
     const unique = entry.limits?.unique;
     if (unique?.while === 'queued') this.gate.unlock(entry.id, unique);
     if (unique?.while === 'running') this.gate.lock(entry.id, unique, now);
+    this.gate.unlockDebounce(entry.id, entry.limits?.debounce);
   }
 
   /** Frees the slot a leased entry held; returns the oldest task that was held for it, to make ready. */
@@ -105,6 +131,12 @@ export class MemoryQueue {
     const entry: Entry = { id, queue, body, priority: 0, deliveries: 0, place: 'ready', seq, at: now };
     if (limits) entry.limits = limits;
     this.entries.set(id, entry);
+  }
+
+  /** Whether task `id` waits for its start time (delayed, and not held for a concurrency slot or its rate). */
+  private waitingOut(id: string): boolean {
+    const entry = this.entries.get(id);
+    return entry?.place === 'delayed' && entry.at !== Infinity && !this.gate.isBooked(id);
   }
 
   /** Whether task `id` still holds a unique lock of mode `mode`: waiting or running, or running for 'running'. */

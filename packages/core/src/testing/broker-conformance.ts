@@ -8,6 +8,7 @@ import { controlCases } from './broker/control-cases';
 import type { BrokerFactory, OpenBroker } from './broker/harness';
 import { failedCases } from './broker/failed-cases';
 import { flowCases } from './broker/flow-cases';
+import { debounceCases } from './broker/debounce-cases';
 import { uniqueCases } from './broker/unique-cases';
 import { leaseCases } from './broker/lease-cases';
 import { queueCases } from './broker/queue-cases';
@@ -48,5 +49,6 @@ export function runBrokerConformance(name: string, factory: BrokerFactory): void
     describe('failed-task registry', () => failedCases(open));
     describe('flow control', () => flowCases(open));
     describe('unique tasks', () => uniqueCases(open));
+    describe('debounce', () => debounceCases(open));
   });
 }

@@ -2,35 +2,68 @@
 -- earliest due time).
 -- KEYS: the 9 queue keys (see includes/common.lua).
 -- ARGV[1] now (epoch ms); ARGV[2] n; then n groups of 6: id, priority, eta (epoch ms, 0 = now),
---   idempotent ('1' = skip when the id is still waiting or running), body, limits (JSON, '' = none;
---   see includes/flow.lua).
+--   mode ('0' = a new message, '1' = idempotent: skip when the id is still waiting or running,
+--   '2' = a debounce replacement, see below), body, limits (JSON, '' = none; see includes/flow.lua).
 --   A message whose limits make it unique is not stored while a live task holds its key: its result
 --   is that task's id instead (see includes/flow.lua).
--- Returns: n results, 1 = published, 0 = duplicate (its id is still waiting or running), or the id of
---   the unique task it duplicates.
+--   A debounced message is not stored while a task waits out its key's window: its result names that
+--   task, { 'debounce-into', id }, and the sender publishes it again encoded under that id in mode
+--   '2', which swaps that task's body, limits, priority and due time if it still waits (result: its
+--   id), else names the task now waiting ({ 'debounce-into', id }) or answers 2 (none: send afresh).
+-- Returns: n results, 1 = published, 0 = duplicate (its id is still waiting or running), 2 = a missed
+--   replacement, the id of the unique task it duplicates (or of the task a replacement replaced), or
+--   { 'debounce-into', id }.
 -- #include common
 -- #include flow
+
+-- Swaps a waiting debounced task's message for the replacement in ARGV group `base`; returns the result.
+local function replaceWaiting(id, holder, base, debounce, now)
+  if holder ~= id then return holder and { 'debounce-into', holder } or 2 end
+  local eta = tonumber(ARGV[base + 3])
+  redis.call('HSET', KEYS[4], id, ARGV[base + 5])
+  redis.call('HSET', KEYS[5], 'limits:' .. id, ARGV[base + 6])
+  if ARGV[base + 2] == '0' then
+    redis.call('HDEL', KEYS[5], 'priority:' .. id)
+  else
+    redis.call('HSET', KEYS[5], 'priority:' .. id, ARGV[base + 2])
+  end
+  redis.call('ZADD', KEYS[2], num(eta), id)
+  wakeAt(eta)
+  lockDebounce(id, debounce, eta, now)
+  return id
+end
 
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local results, messages, ready, delayed, meta = {}, {}, {}, {}, {}
-local readyIds, seen = {}, {}
+local readyIds, seen, windows = {}, {}, {}
 local limited = false
 for i = 1, n do
   local base = 2 + (i - 1) * 6
   local id = ARGV[base + 1]
-  local unique = ARGV[base + 6] ~= '' and cjson.decode(ARGV[base + 6]).unique
+  local limits = ARGV[base + 6] ~= '' and cjson.decode(ARGV[base + 6])
+  local unique = limits and limits.unique
+  local debounce = limits and limits.debounce
   local holder = unique and uniqueHolder(unique, seen)
+  local waiting = debounce and debounceHolder(debounce, windows)
+  local eta = tonumber(ARGV[base + 3])
   if ARGV[base + 4] == '1' and (seen[id] or redis.call('HEXISTS', KEYS[4], id) == 1) then
     results[i] = 0
+  elseif ARGV[base + 4] == '2' then
+    results[i] = debounce and replaceWaiting(id, waiting, base, debounce, now) or 2
   elseif holder then
     results[i] = holder
+  elseif waiting then
+    results[i] = { 'debounce-into', waiting }
   else
     if unique and unique['while'] ~= 'running' then lockUnique(id, unique) end
+    if debounce then
+      lockDebounce(id, debounce, eta, now)
+      if eta > now then windows[id] = true end
+    end
     results[i] = 1
     seen[id] = true
     local priority = tonumber(ARGV[base + 2])
-    local eta = tonumber(ARGV[base + 3])
     messages[#messages + 1] = id
     messages[#messages + 1] = ARGV[base + 5]
     if ARGV[base + 6] ~= '' then

@@ -70,6 +70,8 @@ else
         local unique = decoded and decoded.unique
         if unique and unique['while'] == 'queued' then unlockUnique(id, limits) end
         if unique and unique['while'] == 'running' then lockUnique(id, unique) end
+        -- A debounced task's window ends when it starts: a send from now on opens a new one.
+        if decoded and decoded.debounce then unlockDebounce(id, decoded.debounce) end
       end
     end
     if #ids >= count then break end

@@ -3,11 +3,10 @@
  * (ack, requeue, dead letter, lost run, lapsed lease), waking the oldest held task; rate budgets hold
  * a task until its token is due; a held task never blocks the ones behind it.
  */
-import type { Broker, Delivery } from '../../broker';
 import type { MessageLimits } from '../../flow/message-limits';
 import type { Envelope } from '../../message';
-import { untilPast, withDeadline } from '../wait';
-import { envelope, ids, QUEUE, type OpenBroker } from './harness';
+import { untilPast } from '../wait';
+import { envelope, ids, QUEUE, reserveWhenReady, type OpenBroker } from './harness';
 
 const LEASE = 1_000;
 
@@ -20,18 +19,6 @@ function slotted(id: string, limit: number, key = 'slotted', task = 'slotted'): 
 function rated(id: string, limit: number, per: number, burst = 1): Envelope {
   const limits: MessageLimits = { task: 'rated', rate: { limit, per, burst, key: 'rated' } };
   return envelope(id, { limits });
-}
-
-/** Reserves until `id` comes back, waking on the broker's own notice (never polling). */
-async function reserveWhenReady(broker: Broker, id: string): Promise<Delivery> {
-  return withDeadline(10_000, async (signal) => {
-    for (;;) {
-      const found = (await broker.reserve([QUEUE], 10)).find((delivery) => delivery.id === id);
-      if (found) return found;
-      if (signal.aborted) throw new Error(`${id} was never ready again`);
-      await broker.waitForWork([QUEUE], signal);
-    }
-  });
 }
 
 /** Defines the flow-control cases. */

@@ -1,6 +1,7 @@
 /** What the broker conformance cases share: the fixture contract, the opener, and envelope builders. */
 import type { Broker, BrokerSettings, Delivery } from '../../broker';
 import type { Envelope } from '../../message';
+import { withDeadline } from '../wait';
 
 /** One broker under test, as the implementation's factory hands it over. */
 export interface BrokerFixture {
@@ -56,4 +57,16 @@ export async function publishAndReserve(broker: Broker, message: Envelope): Prom
   expect(rest).toEqual([]);
   expect(delivery?.id).toBe(message.id);
   return delivery as Delivery;
+}
+
+/** Reserves until `id` comes back, waking on the broker's own notice (never polling). */
+export async function reserveWhenReady(broker: Broker, id: string): Promise<Delivery> {
+  return withDeadline(10_000, async (signal) => {
+    for (;;) {
+      const found = (await broker.reserve([QUEUE], 10)).find((delivery) => delivery.id === id);
+      if (found) return found;
+      if (signal.aborted) throw new Error(`${id} was never ready again`);
+      await broker.waitForWork([QUEUE], signal);
+    }
+  });
 }

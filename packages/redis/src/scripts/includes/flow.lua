@@ -8,6 +8,7 @@
 --   waiting:<scope> LIST   ids held for a slot, oldest first (a removed id is skipped when popped)
 --   rate:<scope>    STRING the GCRA theoretical arrival time (epoch ms), expiring once it has passed
 --   unique:<key>    STRING the id of the unique task holding the key (with the lock's ttl)
+--   debounce:<key>  STRING the id of the task waiting out the key's debounce window
 
 local QUEUE_BASE = string.sub(KEYS[1], 1, -7)
 -- The delayed score of a task held for a slot: a release wakes it, never the clock (2^52 ms).
@@ -83,6 +84,29 @@ local function unlockUnique(id, stored)
   local unique = stored and cjson.decode(stored).unique
   if not unique or unique['while'] == 'window' then return end
   local lock = flowKey('unique', unique.key)
+  if redis.call('GET', lock) == id then redis.call('DEL', lock) end
+end
+
+-- The id of the task waiting out `debounce`'s window: delayed, not held for a slot or a booked rate
+-- token (it left its wait when it came due), and not leased (reserve ends the window); else nil.
+-- `fresh` holds the ids opening a window earlier in the same script call.
+local function debounceHolder(debounce, fresh)
+  local holder = redis.call('GET', flowKey('debounce', debounce.key))
+  if not holder or fresh[holder] then return holder end
+  local due = tonumber(redis.call('ZSCORE', KEYS[2], holder))
+  if due and due < HELD and redis.call('HEXISTS', KEYS[5], 'booked:' .. holder) == 0 then return holder end
+  return nil
+end
+
+-- Makes `id`, due at `eta`, the task that sends of `debounce`'s key collapse into; the lock outlives
+-- the start by a window, and is only honoured while the task waits (see debounceHolder).
+local function lockDebounce(id, debounce, eta, now)
+  redis.call('SET', flowKey('debounce', debounce.key), id, 'PX', math.max(eta - now, 0) + debounce.window)
+end
+
+-- Ends `debounce`'s window if `id` holds it (it was leased).
+local function unlockDebounce(id, debounce)
+  local lock = flowKey('debounce', debounce.key)
   if redis.call('GET', lock) == id then redis.call('DEL', lock) end
 end
 
