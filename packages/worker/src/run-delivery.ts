@@ -24,6 +24,7 @@ import {
   optionalMilliseconds,
   toRemoteError,
   type TaskDefinition,
+  type RevokeReason,
   type TaskMessage,
 } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
@@ -107,8 +108,8 @@ async function prepareAndRun(
     return;
   }
   const { message } = reading;
-  if (run.isRevoked(message.id)) return revoke(run, delivery, message, 'revoked');
-  if (message.expires !== undefined && message.expires <= Date.now()) return revoke(run, delivery, message, 'expired');
+  if (run.isRevoked(message.id)) return notRun(run, delivery, message, 'revoked');
+  if (message.expires !== undefined && message.expires <= Date.now()) return notRun(run, delivery, message, 'expired');
   const definition = app.registry.get(message.task);
   if (!definition) {
     const error = new UnknownTaskError(message.task);
@@ -124,7 +125,7 @@ async function prepareAndRun(
   if (message.dependsOn && message.dependsOn.length > 0) {
     const verdict = await awaitDependencies(run, message, stop);
     if (verdict === 'abandoned') return;
-    if (verdict === 'revoked') return revoke(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
+    if (verdict === 'revoked') return notRun(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
     if (verdict !== 'ready') {
       logger.info({ id: message.id, task: message.task }, verdict.message);
       run.events.emit('task-failed', message, { error: brief(toRemoteError(verdict)) });
@@ -205,8 +206,10 @@ async function prepareAndRun(
     span?.end('HANDED_BACK');
     return run.settler.dropStarted(message.id);
   }
-  if (stop.aborted && run.isRevoked(message.id))
+  if (stop.aborted && run.isRevoked(message.id)) {
+    span?.revoked('terminated');
     return traced(span, 'REVOKED', undefined, () => revoke(run, delivery, message, 'terminated'));
+  }
   const duration = began === undefined ? 0 : Date.now() - began;
   await traced(span, spanOutcome(outcome), outcome.kind === 'success' ? undefined : outcome.error, () =>
     settle(run, delivery, message, definition, maxRetries, outcome, duration),
@@ -346,7 +349,17 @@ function fail(
   );
 }
 
-function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
+/**
+ * Revokes a task that will not run, under a run span that ends `REVOKED` and says why: its trace
+ * shows the worker took it and why it never ran.
+ */
+function notRun(run: RunContext, delivery: Delivery, message: TaskMessage, reason: RevokeReason): Promise<void> {
+  const span = startRunSpan(message, delivery.deliveries);
+  span?.revoked(reason);
+  return traced(span, 'REVOKED', undefined, () => revoke(run, delivery, message, reason));
+}
+
+function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: RevokeReason): Promise<void> {
   run.logger.info(
     { id: message.id, task: message.task, reason },
     `Task ${message.task}[${message.id}] not run: ${reason}`,
