@@ -22,9 +22,17 @@ export type ReadRoute = (params: { id?: string; query: URLSearchParams }) => Pro
 export function readRoutes(app: DashboardApp, feed: LiveFeed): Record<string, ReadRoute> {
   return {
     'api/overview': () => feed.overview(),
-    'api/tasks': ({ query }) => Promise.resolve({ tasks: feed.tasks.query(taskQuery(query)) }),
-    'api/tasks/:id': ({ id, query }) =>
-      taskPage(app, feed, required(id), Math.min(numberOf(query, 'nodes') ?? WORKFLOW_NODES, MAX_WORKFLOW_NODES)),
+    // The task list fills from the event log once the feed runs: a script that reads the API
+    // without opening the page (which starts it) starts it here.
+    'api/tasks': ({ query }) => {
+      feed.start();
+      return Promise.resolve({ tasks: feed.tasks.query(taskQuery(query)) });
+    },
+    'api/tasks/:id': ({ id, query }) => {
+      feed.start();
+      const nodes = Math.min(numberOf(query, 'nodes') ?? WORKFLOW_NODES, MAX_WORKFLOW_NODES);
+      return taskPage(app, feed, required(id), nodes);
+    },
     'api/failed': async ({ query }) => ({
       tasks: (await app.failed.list({ ...queueOf(query), limit: numberOf(query, 'limit') ?? 200 })).map((task) =>
         failedView(app, task),
