@@ -2,7 +2,8 @@
  * The dashboard in a real browser (headless Chromium) against a real `celeriac worker` process:
  * the overview shows the worker and the counts, a failed task is opened and retried from its page
  * until it succeeds, a queue paused from the page holds a task until it is resumed there, and a
- * workflow (a chain with a chord) is drawn whole from any of its tasks, its states updated live.
+ * workflow (a chain with a chord) is drawn whole from any of its tasks, its states updated live; a
+ * read-only dashboard shows no button.
  * Every wait is on a condition of the page or of the app, never a fixed sleep.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,12 +24,14 @@ async function waitForText(page: Page, selector: string, expected: string): Prom
 describe('the dashboard in a browser', () => {
   let browser: TestBrowser | undefined;
   let dashboard: Dashboard | undefined;
+  let readOnly: Dashboard | undefined;
   let gateDir: string | undefined;
 
   // Declared before useE2e, so it runs first: the dashboard stops before its app is closed.
   afterEach(async () => {
     await browser?.close();
     await dashboard?.close();
+    await readOnly?.close();
     if (gateDir) rmSync(gateDir, { recursive: true, force: true });
   });
   const e2e = useE2e('e2e-dashboard');
@@ -130,6 +133,14 @@ describe('the dashboard in a browser', () => {
     await page.click(graphNode(last));
     await waitForText(page, '[data-test=task-page] h2 .mono', last);
     await waitForText(page, '[data-test=task-page] h2 [data-test=state]', 'SUCCESS');
+
+    // Read-only: the same queues, and not one button that would change them.
+    readOnly = createDashboard(app, { readOnly: true });
+    const { url: readOnlyUrl } = await readOnly.listen({ port: 0 });
+    await page.goto(readOnlyUrl);
+    await page.waitForSelector(`${reports} [data-test=paused]:text-is("no")`);
+    await page.waitForSelector('header .read-only');
+    await expect(page.locator('main button').count()).resolves.toBe(0);
   }, 90_000);
 });
 
