@@ -2,9 +2,10 @@
  * A task that never runs still ends its trace with why: removed from its queue by a revoke or a
  * purge, a `revoke`/`purge` span, child of its `send` span and linked to the span that removed it;
  * refused by a worker (revoked before it was sent, or expired), a `run` span that ends REVOKED and
- * names the reason. Spans are read from the OpenTelemetry SDK's in-memory exporter.
+ * names the reason; a task no worker registered, a `run` span that failed with the error. Spans are
+ * read from the OpenTelemetry SDK's in-memory exporter.
  */
-import { SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { AsyncResult } from 'celeriac';
 import { useApp } from './support/app';
@@ -95,5 +96,19 @@ describe('the trace of a task that never ran', () => {
       'celeriac.task.outcome': 'REVOKED',
       'celeriac.task.revoke_reason': reason,
     });
+  });
+
+  it('ends with a run span that failed, saying why, when no worker knows the task', async () => {
+    const worker = await t.startWorker();
+    const unknown = t.app.sendTask('traced.nobody-registered-this', []);
+    await expect(unknown).rejects.toThrow(/traced.nobody-registered-this/);
+    await worker.close();
+    const run = spanOf('run traced.nobody-registered-this', unknown.id);
+    expect(run.parentSpanContext?.spanId).toBe(
+      spanOf('send traced.nobody-registered-this', unknown.id).spanContext().spanId,
+    );
+    expect(run.attributes['celeriac.task.outcome']).toBe('FAILURE');
+    expect(run.status).toMatchObject({ code: SpanStatusCode.ERROR });
+    expect(run.events.map((event) => event.name)).toEqual(['exception']);
   });
 });

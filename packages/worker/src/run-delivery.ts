@@ -112,25 +112,28 @@ async function prepareAndRun(
   if (message.expires !== undefined && message.expires <= Date.now()) return notRun(run, delivery, message, 'expired');
   const definition = app.registry.get(message.task);
   if (!definition) {
-    const error = new UnknownTaskError(message.task);
+    const error = toRemoteError(new UnknownTaskError(message.task));
     logger.error({ id: message.id, task: message.task }, error.message);
-    await run.settler.store(
-      entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })),
-    );
-    if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: toRemoteError(error) });
-    await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
-    rejected(run, delivery, message, `unknown task ${message.task}`);
-    return;
+    // A run span that ends FAILURE with the error: the trace says why the task never ran.
+    return traced(startRunSpan(message, delivery.deliveries), 'FAILURE', error, async () => {
+      await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error })));
+      if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+      await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
+      rejected(run, delivery, message, `unknown task ${message.task}`);
+    });
   }
   if (message.dependsOn && message.dependsOn.length > 0) {
     const verdict = await awaitDependencies(run, message, stop);
     if (verdict === 'abandoned') return;
     if (verdict === 'revoked') return notRun(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
     if (verdict !== 'ready') {
+      const error = toRemoteError(verdict);
       logger.info({ id: message.id, task: message.task }, verdict.message);
-      run.events.emit('task-failed', message, { error: brief(toRemoteError(verdict)) });
+      run.events.emit('task-failed', message, { error: brief(error) });
       run.metrics?.finished(message, 'FAILURE');
-      return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
+      return traced(startRunSpan(message, delivery.deliveries), 'FAILURE', error, () =>
+        fail(run, delivery, message, error, { task: message.task, retries: message.retries }),
+      );
     }
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
