@@ -2,8 +2,8 @@
  * A task that never runs still ends its trace with why: removed from its queue by a revoke or a
  * purge, a `revoke`/`purge` span, child of its `send` span and linked to the span that removed it;
  * refused by a worker (revoked before it was sent, or expired), a `run` span that ends REVOKED and
- * names the reason; a task no worker registered, a `run` span that failed with the error. Spans are
- * read from the OpenTelemetry SDK's in-memory exporter.
+ * names the reason; a task no worker registered, or whose dependency failed, a `run` span that
+ * failed with the error. Spans are read from the OpenTelemetry SDK's in-memory exporter.
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -98,17 +98,29 @@ describe('the trace of a task that never ran', () => {
     });
   });
 
-  it('ends with a run span that failed, saying why, when no worker knows the task', async () => {
-    const worker = await t.startWorker();
-    const unknown = t.app.sendTask('traced.nobody-registered-this', []);
-    await expect(unknown).rejects.toThrow(/traced.nobody-registered-this/);
-    await worker.close();
-    const run = spanOf('run traced.nobody-registered-this', unknown.id);
-    expect(run.parentSpanContext?.spanId).toBe(
-      spanOf('send traced.nobody-registered-this', unknown.id).spanContext().spanId,
-    );
-    expect(run.attributes['celeriac.task.outcome']).toBe('FAILURE');
-    expect(run.status).toMatchObject({ code: SpanStatusCode.ERROR });
-    expect(run.events.map((event) => event.name)).toEqual(['exception']);
-  });
+  it.each(['no worker knows the task', 'its dependency failed'] as const)(
+    'ends with a run span that failed, saying why, when %s',
+    async (why) => {
+      const worker = await t.startWorker();
+      let result: AsyncResult<unknown>;
+      if (why === 'no worker knows the task') {
+        result = t.app.sendTask('traced.never', []);
+      } else {
+        t.app.task('traced.never', () => 'ran');
+        const failing = t.app.task('traced.fails', () => {
+          throw new Error('the dependency fails');
+        });
+        const failed = failing.delay();
+        await failed.catch(() => undefined);
+        result = t.app.sendTask('traced.never', [], { dependsOn: [failed.id] });
+      }
+      await expect(result).rejects.toThrow(why === 'no worker knows the task' ? /traced.never/ : /dependency/);
+      await worker.close();
+      const run = spanOf('run traced.never', result.id);
+      expect(run.parentSpanContext?.spanId).toBe(spanOf('send traced.never', result.id).spanContext().spanId);
+      expect(run.attributes['celeriac.task.outcome']).toBe('FAILURE');
+      expect(run.status).toMatchObject({ code: SpanStatusCode.ERROR });
+      expect(run.events.map((event) => event.name)).toEqual(['exception']);
+    },
+  );
 });
