@@ -64,6 +64,19 @@ describe('workflowGraph', () => {
       expect(workflowGraph(index, id, 100)?.nodes.map((node) => node.id)).toEqual(graph?.nodes.map((node) => node.id));
   });
 
+  it("orders a group's members by their index", () => {
+    const index = new TaskIndex(100);
+    sent(index, 'start');
+    for (const n of [10, 2, 1, 0]) sent(index, `${GROUP}:${n}`, { parentId: 'start', rootId: 'start', timestamp: 1 });
+    expect(workflowGraph(index, 'start', 100)?.nodes.map((node) => node.id)).toEqual([
+      'start',
+      `${GROUP}:0`,
+      `${GROUP}:1`,
+      `${GROUP}:2`,
+      `${GROUP}:10`,
+    ]);
+  });
+
   it('links a chord started by the caller (members without a parent) to its callback', () => {
     const index = new TaskIndex(100);
     sent(index, `${GROUP}:0`);

@@ -8,6 +8,7 @@
  * (fewest links away) are described; `total` says how many there are.
  */
 import type { TaskIndex, TaskSummary } from './task-index';
+import { memberOf } from './workflow-links';
 
 /** One task of the graph. */
 export interface WorkflowNode {
@@ -49,7 +50,7 @@ export function workflowGraph(index: TaskIndex, id: string, limit: number): Work
   const edges = edgesOf(index, tasks, kept);
   const layers = layersOf(tasks, edges);
   const nodes = tasks.map((task) => nodeOf(index, task, layers.get(task.id) ?? 0));
-  nodes.sort((a, b) => a.layer - b.layer || (a.sent ?? 0) - (b.sent ?? 0) || a.id.localeCompare(b.id));
+  nodes.sort((a, b) => a.layer - b.layer || order(a, b));
   return { id, nodes, edges, total: ids.length };
 }
 
@@ -127,6 +128,12 @@ function layersOf(tasks: readonly TaskSummary[], edges: readonly WorkflowEdge[])
     }
   }
   return layers;
+}
+
+/** Members of one group by their index (`:2` before `:10`), other tasks by when they were sent. */
+function order(a: WorkflowNode, b: WorkflowNode): number {
+  if (a.group !== undefined && a.group === b.group) return (memberOf(a.id)?.index ?? 0) - (memberOf(b.id)?.index ?? 0);
+  return (a.sent ?? 0) - (b.sent ?? 0) || a.id.localeCompare(b.id);
 }
 
 function nodeOf(index: TaskIndex, task: TaskSummary, layer: number): WorkflowNode {
