@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { chain, createDashboard, every } from 'celeriac';
+import { chain, chord, createDashboard, every } from 'celeriac';
 import { launchBrowser, RedisFixture } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '..');
@@ -35,8 +35,9 @@ async function main(): Promise<void> {
     await app.sendTask('orders.ship', ['A-1001']).catch(() => undefined);
     await app.sendTask('reports.build', ['weekly'], { queue: 'reports' });
     await app.beat.add('hourly-report', { task: 'reports.build', schedule: every('1h'), args: ['hourly'] });
-    const step = (args: number[]) => app.signature({ task: 'demo.add', args, options: {}, immutable: false });
-    const chained = chain(step([1, 2]), step([3]), step([4])).applyAsync();
+    const step = (args: number[], task = 'demo.add') => app.signature({ task, args, options: {}, immutable: false });
+    const members = [10, 20, 30].map((n) => step([n]));
+    const chained = chain(step([1, 2]), step([3]), chord(members, step([], 'demo.sum')), step([100])).applyAsync();
     await chained;
 
     const { url } = await dashboard.listen({ port: 0 });
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     const failed = await app.failed.list({ limit: 1 });
     await shoot(`#/tasks/${failed[0]?.id ?? ''}`, '[data-test=task-traceback]', 'task');
     await shoot('#/failed', '[data-test=failed-row]', 'failed');
-    await shoot(`#/tasks/${chained.parent?.id ?? ''}`, '[data-test=workflow-node] >> nth=2', 'workflow');
+    await shoot(`#/tasks/${chained.parent?.id ?? ''}`, '[data-test=workflow-node] >> nth=6', 'workflow');
     await shoot('#/beat', '[data-test=beat] tr', 'beat');
   } finally {
     await browser.close();

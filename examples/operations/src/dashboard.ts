@@ -5,8 +5,8 @@
  * http://127.0.0.1:3000/ops/. With OPS_PASSWORD set, the dashboard asks for the user `ops` and it.
  */
 import { createServer } from 'node:http';
-import { createDashboard } from 'celeriac';
-import { add, app, ship } from './tasks';
+import { chain, chord, createDashboard } from 'celeriac';
+import { add, app, ship, sum } from './tasks';
 
 const PORT = Number(process.env.PORT ?? 3000);
 const password = process.env.OPS_PASSWORD;
@@ -34,9 +34,16 @@ const server = createServer((req, res) => {
     res.writeHead(303, { Location: '/ops/' });
     return res.end();
   }
+  if (url === '/workflow') {
+    // A workflow to see drawn whole: ((1 + 2) + 3), then a chord adding 10 and 20 to it, summed, then + 100.
+    const last = chain(add.s(1, 2), add.s(3), chord([add.s(10), add.s(20)], sum.s()), add.s(100)).applyAsync();
+    res.writeHead(303, { Location: `/ops/#/tasks/${encodeURIComponent(last.id)}` });
+    return res.end();
+  }
   res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
   res.end(
-    '<p>The application. <a href="/send">Send two tasks</a>, then watch them on <a href="/ops/">the dashboard</a>.</p>',
+    '<p>The application. <a href="/send">Send two tasks</a> or <a href="/workflow">a workflow</a>, then watch them ' +
+      'on <a href="/ops/">the dashboard</a>.</p>',
   );
 });
 

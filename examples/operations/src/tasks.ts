@@ -22,6 +22,9 @@ export function stockKey(product: string): string {
 /** Adds two numbers: the task that always succeeds. */
 export const add = app.task('math.add', (a: number, b: number) => a + b);
 
+/** Adds up a list: the callback of the dashboard's example chord. */
+export const sum = app.task('math.sum', (values: number[]) => values.reduce((total, value) => total + value, 0));
+
 /** Ships an order; fails (after one retry) while its product is out of stock. */
 export const ship = app.task(
   'orders.ship',

@@ -48,7 +48,7 @@ describe('TaskIndex', () => {
     index.add(event({ type: 'task-sent', taskId: 'first', timestamp: 1 }));
     index.add(event({ type: 'task-sent', taskId: 'second', timestamp: 2, parentId: 'first', rootId: 'first' }));
     index.add(event({ type: 'task-sent', taskId: 'third', timestamp: 3, parentId: 'second', rootId: 'first' }));
-    expect(index.children('first').map((task) => task.id)).toEqual(['second']);
+    expect(index.links.childrenOf('first')).toEqual(['second']);
     expect(index.get('third')).toMatchObject({ parentId: 'second', rootId: 'first' });
   });
 });

@@ -1,20 +1,25 @@
 // One task: its state, arguments, result or error with its traceback, the timeline of its events,
-// where it sits in a workflow, and the actions that apply (revoke, retry or discard when failed).
+// its whole workflow as a graph, and the actions that apply (revoke, retry or discard when failed).
 import { useEffect, useState } from 'preact/hooks';
 import { act, ActionButton, api, Code, html, notify, StateBadge, Table, time } from './views.js';
+import { WorkflowGraph } from './workflow-graph.js';
+
+/** How many tasks of a workflow are asked for at first, and added by each "Show more". */
+const WORKFLOW_NODES = 200;
 
 export function TaskPage({ id, eventsSeen }) {
   const [task, setTask] = useState(undefined);
   const [error, setError] = useState(undefined);
+  const [nodes, setNodes] = useState(WORKFLOW_NODES);
   const load = () =>
-    api(`api/tasks/${encodeURIComponent(id)}`).then(
+    api(`api/tasks/${encodeURIComponent(id)}?nodes=${nodes}`).then(
       (body) => {
         setTask(body);
         setError(undefined);
       },
       (failure) => setError(failure.message),
     );
-  useEffect(() => void load(), [id, eventsSeen]);
+  useEffect(() => void load(), [id, eventsSeen, nodes]);
 
   if (error) return html`<p class="error" data-test="task-error">${error}</p>`;
   if (!task) return html`<p class="loading">Loading ${id}…</p>`;
@@ -110,7 +115,7 @@ export function TaskPage({ id, eventsSeen }) {
     ${
       workflow
         ? html`<h3>Workflow</h3>
-            <${Workflow} id=${id} name=${name} state=${state} workflow=${workflow} />`
+            <${WorkflowGraph} graph=${workflow} id=${id} showMore=${() => setNodes(nodes + WORKFLOW_NODES)} />`
         : null
     }
     <h3>Timeline</h3>
@@ -129,43 +134,6 @@ export function TaskPage({ id, eventsSeen }) {
       )}
     />
   </section>`;
-}
-
-function link(id) {
-  return html`<a class="mono" href=${`#/tasks/${encodeURIComponent(id)}`}>${id}</a>`;
-}
-
-/** One task in the workflow drawing: its name, state and id (a link unless it is this task). */
-function Node({ task, current }) {
-  return html`<div class=${`node${current ? ' current' : ''}`} data-test="workflow-node">
-    <span>${task.name ?? '?'}</span> <${StateBadge} state=${task.state} />
-    <div>${current ? html`<span class="mono">${task.id}</span>` : link(task.id)}</div>
-  </div>`;
-}
-
-/**
- * The task's place in its workflow, drawn top to bottom: the root, the parent (a task, or the group
- * it is a member of, with its fellow members), this task, and what it leads to (the next steps, or
- * the members of the group it started).
- */
-function Workflow({ id, name, state, workflow }) {
-  const { rootId, parentId, parent, siblings, children } = workflow;
-  const row = (tasks) => html`<div class="row">${tasks}</div>`;
-  return html`<div class="workflow" data-test="workflow">
-    ${rootId && rootId !== id && rootId !== parentId ? html`<div class="muted">root: ${link(rootId)}</div>` : null}
-    ${
-      parentId
-        ? parent
-          ? row(html`<${Node} task=${parent} />`)
-          : html`<div class="muted">member of group <span class="mono">${parentId}</span></div>`
-        : null
-    }
-    ${row([
-      html`<${Node} task=${{ id, name, state }} current />`,
-      ...(parent ? [] : siblings.map((task) => html`<${Node} task=${task} />`)),
-    ])}
-    ${children.length > 0 ? row(children.map((task) => html`<${Node} task=${task} />`)) : null}
-  </div>`;
 }
 
 function detail(event) {

@@ -24,6 +24,7 @@ import {
   optionalMilliseconds,
   toRemoteError,
   type TaskDefinition,
+  type RevokeReason,
   type TaskMessage,
 } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
@@ -107,29 +108,32 @@ async function prepareAndRun(
     return;
   }
   const { message } = reading;
-  if (run.isRevoked(message.id)) return revoke(run, delivery, message, 'revoked');
-  if (message.expires !== undefined && message.expires <= Date.now()) return revoke(run, delivery, message, 'expired');
+  if (run.isRevoked(message.id)) return notRun(run, delivery, message, 'revoked');
+  if (message.expires !== undefined && message.expires <= Date.now()) return notRun(run, delivery, message, 'expired');
   const definition = app.registry.get(message.task);
   if (!definition) {
-    const error = new UnknownTaskError(message.task);
+    const error = toRemoteError(new UnknownTaskError(message.task));
     logger.error({ id: message.id, task: message.task }, error.message);
-    await run.settler.store(
-      entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error: toRemoteError(error) })),
-    );
-    if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: toRemoteError(error) });
-    await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
-    rejected(run, delivery, message, `unknown task ${message.task}`);
-    return;
+    // A run span that ends FAILURE with the error: the trace says why the task never ran.
+    return traced(startRunSpan(message, delivery.deliveries), 'FAILURE', error, async () => {
+      await run.settler.store(entryFor(run, message, record(message.id, 'FAILURE', { task: message.task, error })));
+      if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+      await run.broker.deadLetter(delivery, `unknown task ${message.task}`);
+      rejected(run, delivery, message, `unknown task ${message.task}`);
+    });
   }
   if (message.dependsOn && message.dependsOn.length > 0) {
     const verdict = await awaitDependencies(run, message, stop);
     if (verdict === 'abandoned') return;
-    if (verdict === 'revoked') return revoke(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
+    if (verdict === 'revoked') return notRun(run, delivery, message, stop.aborted ? 'terminated' : 'revoked');
     if (verdict !== 'ready') {
+      const error = toRemoteError(verdict);
       logger.info({ id: message.id, task: message.task }, verdict.message);
-      run.events.emit('task-failed', message, { error: brief(toRemoteError(verdict)) });
+      run.events.emit('task-failed', message, { error: brief(error) });
       run.metrics?.finished(message, 'FAILURE');
-      return fail(run, delivery, message, toRemoteError(verdict), { task: message.task, retries: message.retries });
+      return traced(startRunSpan(message, delivery.deliveries), 'FAILURE', error, () =>
+        fail(run, delivery, message, error, { task: message.task, retries: message.retries }),
+      );
     }
   }
   const maxRetries = message.maxRetries ?? definition.options.retries ?? 0;
@@ -205,8 +209,10 @@ async function prepareAndRun(
     span?.end('HANDED_BACK');
     return run.settler.dropStarted(message.id);
   }
-  if (stop.aborted && run.isRevoked(message.id))
+  if (stop.aborted && run.isRevoked(message.id)) {
+    span?.revoked('terminated');
     return traced(span, 'REVOKED', undefined, () => revoke(run, delivery, message, 'terminated'));
+  }
   const duration = began === undefined ? 0 : Date.now() - began;
   await traced(span, spanOutcome(outcome), outcome.kind === 'success' ? undefined : outcome.error, () =>
     settle(run, delivery, message, definition, maxRetries, outcome, duration),
@@ -346,7 +352,17 @@ function fail(
   );
 }
 
-function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: string): Promise<void> {
+/**
+ * Revokes a task that will not run, under a run span that ends `REVOKED` and says why: its trace
+ * shows the worker took it and why it never ran.
+ */
+function notRun(run: RunContext, delivery: Delivery, message: TaskMessage, reason: RevokeReason): Promise<void> {
+  const span = startRunSpan(message, delivery.deliveries);
+  span?.revoked(reason);
+  return traced(span, 'REVOKED', undefined, () => revoke(run, delivery, message, reason));
+}
+
+function revoke(run: RunContext, delivery: Delivery, message: TaskMessage, reason: RevokeReason): Promise<void> {
   run.logger.info(
     { id: message.id, task: message.task, reason },
     `Task ${message.task}[${message.id}] not run: ${reason}`,

@@ -1,13 +1,15 @@
 /**
  * The dashboard in a real browser (headless Chromium) against a real `celeriac worker` process:
  * the overview shows the worker and the counts, a failed task is opened and retried from its page
- * until it succeeds, and a queue paused from the page holds a task until it is resumed there.
+ * until it succeeds, a queue paused from the page holds a task until it is resumed there, and a
+ * workflow (a chain with a chord) is drawn whole from any of its tasks, its states updated live; a
+ * read-only dashboard shows no button.
  * Every wait is on a condition of the page or of the app, never a fixed sleep.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chain, createDashboard, type Dashboard } from 'celeriac';
+import { chain, chord, createDashboard, type Dashboard } from 'celeriac';
 import { launchBrowser, type TestBrowser } from '@celeriac/test-support';
 import type { Page, Response } from 'playwright-core';
 import { useE2e } from './support/worker-process';
@@ -22,12 +24,14 @@ async function waitForText(page: Page, selector: string, expected: string): Prom
 describe('the dashboard in a browser', () => {
   let browser: TestBrowser | undefined;
   let dashboard: Dashboard | undefined;
+  let readOnly: Dashboard | undefined;
   let gateDir: string | undefined;
 
   // Declared before useE2e, so it runs first: the dashboard stops before its app is closed.
   afterEach(async () => {
     await browser?.close();
     await dashboard?.close();
+    await readOnly?.close();
     if (gateDir) rmSync(gateDir, { recursive: true, force: true });
   });
   const e2e = useE2e('e2e-dashboard');
@@ -95,16 +99,48 @@ describe('the dashboard in a browser', () => {
     await waitForText(page, `${reports} [data-test=ready]`, '0');
     await waitForText(page, `${reports} [data-test=paused]`, 'no');
 
-    // A chain's first step shows the next as its child, and the next shows it as its parent.
-    const step = (args: number[]) => app.signature({ task: 'demo.add', args, options: {}, immutable: false });
-    const chained = chain(step([1, 2]), step([3])).applyAsync();
-    await expect(chained).resolves.toBe(6);
-    const [first, second] = [chained.parent?.id as string, chained.id];
+    // A workflow, chain(add, add, chord([add, add], sum), reports.build), with reports paused: from
+    // its first step's page the whole graph shows, five steps done and the last waiting; a click on
+    // a group member opens its page, with the same graph; once reports resumes, the last step turns
+    // SUCCESS there, live, and a click opens it.
+    await app.queues.pause('reports');
+    const step = (task: string, args: unknown[], options = {}) =>
+      app.signature({ task, args, options, immutable: false });
+    const first = `wf-first-${process.pid}`;
+    const workflow = chain(
+      step('demo.add', [1, 2], { taskId: first }),
+      step('demo.add', [3]),
+      chord([step('demo.add', [10]), step('demo.add', [20])], step('demo.sum', [])),
+      step('reports.build', [], { queue: 'reports' }),
+    ).applyAsync();
+    await expect(app.result(workflow.parent?.id as string).get({ timeout: 10_000 })).resolves.toBe(42);
+    const last = workflow.id;
+    const graphNode = (id: string) => `[data-test=workflow] [data-test=workflow-node][data-id="${id}"]`;
+    const nodes = '[data-test=workflow] [data-test=workflow-node]';
     await page.goto(`${url}#/tasks/${first}`);
-    await page.waitForSelector(`[data-test=workflow] a:text-is("${second}")`);
-    await page.click(`[data-test=workflow] a:text-is("${second}")`);
-    await page.waitForSelector(`[data-test=workflow] a:text-is("${first}")`);
+    await page.waitForSelector(`${graphNode(last)}[data-state=PENDING]`);
+    await page.waitForSelector(`${nodes}[data-state=SUCCESS] >> nth=4`);
+    await expect(page.locator(`${nodes}[data-state=SUCCESS]`).count()).resolves.toBe(5);
+    await expect(page.locator(nodes).count()).resolves.toBe(6);
+    const member = await page.getAttribute(`${nodes}[data-id$=":1"]`, 'data-id');
+    await page.click(graphNode(member as string));
+    await waitForText(page, '[data-test=task-page] h2 .mono', member as string);
+    await page.waitForSelector(`${graphNode(member as string)}.current`);
+    await expect(page.locator(nodes).count()).resolves.toBe(6);
+    await app.queues.resume('reports');
+    await expect(workflow.get({ timeout: 10_000 })).resolves.toBe('built 42');
+    await page.waitForSelector(`${graphNode(last)}[data-state=SUCCESS]`);
+    await page.click(graphNode(last));
+    await waitForText(page, '[data-test=task-page] h2 .mono', last);
     await waitForText(page, '[data-test=task-page] h2 [data-test=state]', 'SUCCESS');
+
+    // Read-only: the same queues, and not one button that would change them.
+    readOnly = createDashboard(app, { readOnly: true });
+    const { url: readOnlyUrl } = await readOnly.listen({ port: 0 });
+    await page.goto(readOnlyUrl);
+    await page.waitForSelector(`${reports} [data-test=paused]:text-is("no")`);
+    await page.waitForSelector('header .read-only');
+    await expect(page.locator('main button').count()).resolves.toBe(0);
   }, 90_000);
 });
 

@@ -7,10 +7,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { context, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { chain, type Celeriac } from 'celeriac';
+import { useInMemoryTracing } from '../support/in-memory-tracing';
 import { useE2e } from './support/worker-process';
 
 const TRACED_APP = join(__dirname, 'fixtures/traced-app.js');
@@ -27,17 +26,7 @@ interface SpanRecord {
   pid?: number;
 }
 
-const exporter = new InMemorySpanExporter();
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
-});
-
-afterAll(() => {
-  trace.disable();
-  context.disable();
-});
+const exporter = useInMemoryTracing();
 
 function callerSpans(): SpanRecord[] {
   return exporter.getFinishedSpans().map((span) => {

@@ -49,5 +49,6 @@ export {
   taskAttributes,
   traceparentOf,
   tracingOn,
+  type RevokeReason,
 } from '../tracing/spans';
 export { formatTraceparent, parseTraceparent, TRACEPARENT_HEADER } from '../tracing/traceparent';

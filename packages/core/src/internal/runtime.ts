@@ -25,7 +25,7 @@ import { buildMessage } from './build-message';
 import { settleDebounce } from './debounce';
 import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
 import type { Span } from '@opentelemetry/api';
-import { endWhenSettled, failSpan, startSendSpan } from '../tracing/spans';
+import { endWhenSettled, failSpan, startSendSpan, traceRemoved } from '../tracing/spans';
 import { Publisher } from './publisher';
 import { resultTtlMilliseconds } from './resolve-options';
 import { buildRevocation } from './revocation';
@@ -332,6 +332,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
         return entry;
       });
       await this.backend.store(entries);
+      for (const { message } of chunk) if (message) traceRemoved(message, reason);
       const flows = chunk.flatMap(({ id, message }) =>
         message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : [],
       );

@@ -86,6 +86,35 @@ export function startSendSpan(message: TaskMessage): Span | undefined {
   return span;
 }
 
+/** Why a task never ran, as a span's `celeriac.task.revoke_reason` says. */
+export type RevokeReason = 'revoked' | 'purged' | 'expired' | 'terminated';
+
+/**
+ * Records, in the trace of a task removed from its queue before it ran (a revoke or a purge), a
+ * short span saying so: a child of the task's `send` span, so its trace ends with why it never ran,
+ * and linked to the span active where it was removed (an operator's request, say). Nothing when
+ * tracing is off.
+ */
+export function traceRemoved(message: TaskMessage, reason: 'revoked' | 'purged'): void {
+  if (!tracingOn()) return;
+  const remover = trace.getSpanContext(context.active());
+  celeriacTracer()
+    .startSpan(
+      `${reason === 'purged' ? 'purge' : 'revoke'} ${message.task}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          ...taskAttributes(message),
+          'celeriac.task.outcome': 'REVOKED',
+          'celeriac.task.revoke_reason': reason,
+        },
+        ...(remover && isSpanContextValid(remover) ? { links: [{ context: remover }] } : {}),
+      },
+      senderContext(message) ?? context.active(),
+    )
+    .end();
+}
+
 /** Ends a span once `done` settles: with an error status when it rejects. */
 export function endWhenSettled(span: Span, done: Promise<unknown>): void {
   done.then(

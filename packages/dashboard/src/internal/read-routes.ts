@@ -8,7 +8,12 @@ import type { DashboardApp } from '../app';
 import { HttpError } from './http';
 import type { LiveFeed } from './live-feed';
 import { payloadText, preview } from './preview';
-import type { TaskQuery, TaskSummary } from './task-index';
+import type { TaskQuery } from './task-index';
+import { workflowGraph } from './workflow-graph';
+
+/** How many tasks of a workflow a task page draws, unless it asks for more (`?nodes=`), and the most it may. */
+const WORKFLOW_NODES = 200;
+const MAX_WORKFLOW_NODES = 5_000;
 
 /** What a read route answers with (JSON). */
 export type ReadRoute = (params: { id?: string; query: URLSearchParams }) => Promise<unknown>;
@@ -17,8 +22,17 @@ export type ReadRoute = (params: { id?: string; query: URLSearchParams }) => Pro
 export function readRoutes(app: DashboardApp, feed: LiveFeed): Record<string, ReadRoute> {
   return {
     'api/overview': () => feed.overview(),
-    'api/tasks': ({ query }) => Promise.resolve({ tasks: feed.tasks.query(taskQuery(query)) }),
-    'api/tasks/:id': ({ id }) => taskPage(app, feed, required(id)),
+    // The task list fills from the event log once the feed runs: a script that reads the API
+    // without opening the page (which starts it) starts it here.
+    'api/tasks': ({ query }) => {
+      feed.start();
+      return Promise.resolve({ tasks: feed.tasks.query(taskQuery(query)) });
+    },
+    'api/tasks/:id': ({ id, query }) => {
+      feed.start();
+      const nodes = Math.min(numberOf(query, 'nodes') ?? WORKFLOW_NODES, MAX_WORKFLOW_NODES);
+      return taskPage(app, feed, required(id), nodes);
+    },
     'api/failed': async ({ query }) => ({
       tasks: (await app.failed.list({ ...queueOf(query), limit: numberOf(query, 'limit') ?? 200 })).map((task) =>
         failedView(app, task),
@@ -37,7 +51,7 @@ export function readRoutes(app: DashboardApp, feed: LiveFeed): Record<string, Re
   };
 }
 
-async function taskPage(app: CeleriacCore, feed: LiveFeed, id: string): Promise<unknown> {
+async function taskPage(app: CeleriacCore, feed: LiveFeed, id: string, nodes: number): Promise<unknown> {
   const [events, record, failed] = await Promise.all([
     app.events.recent({ task: id, limit: 200 }),
     app.backend.get(id),
@@ -64,32 +78,7 @@ async function taskPage(app: CeleriacCore, feed: LiveFeed, id: string): Promise<
       : null,
     failed: failed ? failedView(app, failed) : null,
     args: message ? preview(message.args) : summary?.args === undefined ? null : payloadText(summary.args),
-    workflow: workflowOf(feed, id, summary?.parentId ?? message?.parentId, summary?.rootId ?? message?.rootId),
-  };
-}
-
-/**
- * Where a task sits in its workflow, as far as the event log tells: its root, its parent (a task,
- * or a group whose members are its siblings), and its children (the next steps, or a group's members).
- */
-function workflowOf(feed: LiveFeed, id: string, parentId: string | undefined, rootId: string | undefined): unknown {
-  const brief = (task: TaskSummary) => ({ id: task.id, name: task.name, state: task.state });
-  const children = feed.tasks.children(id).map(brief);
-  if (parentId === undefined && children.length === 0) return null;
-  const parent = parentId === undefined ? undefined : feed.tasks.get(parentId);
-  const siblings =
-    parentId === undefined
-      ? []
-      : feed.tasks
-          .children(parentId)
-          .filter((task) => task.id !== id)
-          .map(brief);
-  return {
-    rootId: rootId ?? null,
-    parentId: parentId ?? null,
-    parent: parent ? brief(parent) : null,
-    siblings,
-    children,
+    workflow: workflowGraph(feed.tasks, id, nodes) ?? null,
   };
 }
 

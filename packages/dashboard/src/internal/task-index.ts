@@ -4,6 +4,7 @@
  * text and time range.
  */
 import type { EventError, StoredEvent, TaskEvent } from '@celeriac/core';
+import { WorkflowLinks } from './workflow-links';
 
 /** What the dashboard knows of one task from its events. */
 export interface TaskSummary {
@@ -58,6 +59,8 @@ const STATE_AFTER: Record<Exclude<TaskEvent['type'], 'task-progress'>, string> =
 /** Task summaries by id, most recently changed last. */
 export class TaskIndex {
   private readonly tasks = new Map<string, TaskSummary>();
+  /** How the kept tasks hang together in workflows. */
+  readonly links = new WorkflowLinks();
 
   constructor(private readonly maxTasks: number) {}
 
@@ -77,24 +80,21 @@ export class TaskIndex {
     if (event.retries !== undefined) task.retries = Math.max(task.retries, event.retries);
     task.queue = event.queue;
     this.apply(task, event);
+    this.links.add(task);
     this.tasks.delete(task.id);
     this.tasks.set(task.id, task);
     if (this.tasks.size > this.maxTasks) {
-      const oldest = this.tasks.keys().next().value;
-      if (oldest !== undefined) this.tasks.delete(oldest);
+      const oldest = this.tasks.values().next().value;
+      if (oldest !== undefined) {
+        this.tasks.delete(oldest.id);
+        this.links.delete(oldest);
+      }
     }
   }
 
   /** One task's summary. */
   get(id: string): TaskSummary | undefined {
     return this.tasks.get(id);
-  }
-
-  /** The tasks whose parent is `id` (the next steps of a task, the members of a group), oldest first. */
-  children(id: string): TaskSummary[] {
-    return [...this.tasks.values()]
-      .filter((task) => task.parentId === id)
-      .sort((a, b) => (a.sent ?? a.updated) - (b.sent ?? b.updated));
   }
 
   /** The tasks that match, most recently changed first. */

@@ -12,6 +12,7 @@ import {
   taskAttributes,
   traceparentOf,
   tracingOn,
+  type RevokeReason,
   type TaskMessage,
 } from '@celeriac/core/internal';
 import type { TaskOutcome } from '../run-task';
@@ -29,6 +30,8 @@ export interface RunSpan {
   end(outcome: RunSpanOutcome, error?: { name: string; message: string }): void;
   /** Ends the span as failed: settling threw. */
   fail(error: unknown): void;
+  /** Says why the task did not run, or stopped (the span then ends `REVOKED`). */
+  revoked(reason: RevokeReason): void;
 }
 
 /** Starts the run span of a message; undefined when no tracer provider is registered. */
@@ -63,6 +66,9 @@ function runSpanOf(span: Span, base: Context): RunSpan {
     fail(error) {
       recordError(span, error);
       span.end();
+    },
+    revoked(reason) {
+      span.setAttribute('celeriac.task.revoke_reason', reason);
     },
   };
 }
