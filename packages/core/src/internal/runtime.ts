@@ -9,7 +9,7 @@ import type { Broker, BrokerSettings, PurgedMessage } from '../broker';
 import { failFlow, type FlowContext } from '../canvas/flow';
 import { GroupResult } from '../canvas/group-result';
 import { alignGroupTtls } from '../canvas/group-ttl';
-import { planLaunch } from '../canvas/launch';
+import { forEachLaunch } from '../canvas/launch';
 import { memberId, type CanvasNode } from '../canvas/nodes';
 import { Codec } from '../codec';
 import type { Duration } from '../duration';
@@ -154,24 +154,30 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
    */
   launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options: LaunchOptions = {}): Promise<void> {
     this.assertOpen();
-    const { next, idempotent = false, ...extras } = options;
+    const { next = { steps: [] }, idempotent = false, ...extras } = options;
     const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
-    const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) =>
-      this.buildMessage(step.task, args, step.options, { ...extras, flow }),
-    );
+    // Each message is encoded as soon as it is built and only its envelope is kept, so a group of
+    // 100,000 never holds 100,000 messages; the batch is one publish with one promise.
+    const envelopes: Envelope[] = [];
+    const events: CeleriacEvent[] = [];
     // One span a message while a tracer provider is registered, none otherwise.
-    const spans = messages.flatMap((message) => startSendSpan(message) ?? []);
-    const envelopes = messages.map((message) =>
-      spans.length > 0 ? this.tracedEnvelope(message, idempotent, spans) : this.envelope(message, idempotent),
-    );
-    return Promise.all(
-      envelopes.map((envelope, index) => {
-        const sent = this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage));
-        const span = spans[index];
-        if (span) endWhenSettled(span, sent);
-        return sent;
-      }),
-    ).then(() => undefined);
+    const spans: Span[] = [];
+    try {
+      forEachLaunch(aligned, parentArgs, next, ({ node: step, args, flow }) => {
+        const message = this.buildMessage(step.task, args, step.options, { ...extras, flow });
+        const span = startSendSpan(message);
+        if (span) spans.push(span);
+        envelopes.push(this.envelope(message, idempotent));
+        const event = this.sentEvent(message);
+        if (event) events.push(event);
+      });
+    } catch (error) {
+      for (const span of spans) failSpan(span, error);
+      throw error;
+    }
+    const sent = this.publisher.publishMany(envelopes, events);
+    for (const span of spans) endWhenSettled(span, sent);
+    return sent.then(() => undefined);
   }
 
   /**
