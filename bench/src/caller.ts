@@ -16,12 +16,13 @@
  * round by round; medians are shown.
  *
  *   npm run bench:caller     BENCH_SCALE=0.2 for a quick pass, BENCH_ROUNDS, BENCH_GROUP=100000,
- *                            BENCH_ONLY=<part of a row name>
+ *                            BENCH_ONLY=<part of a row name>, BENCH_SKIP=<parts of row names, comma-separated>
  */
 import { Celeriac } from 'celeriac';
 import BeeQueue from 'bee-queue';
 import { Queue, QueueEvents } from 'bullmq';
 import Redis from 'ioredis';
+import { fork } from 'node:child_process';
 import { loadavg, measured, settledHeap, type Sample } from './caller-measure';
 import { bullmqFlow, celeriacChord, celeriacGroup } from './fan-out';
 import { beeQueueInProcess, bullmqInProcess, celeriacInProcess } from './in-process';
@@ -140,16 +141,21 @@ const SCENARIOS: readonly Scenario[] = [
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  const scenarios = SCENARIOS.filter(([label]) => only === undefined || label.includes(only));
+  const skip = process.env.BENCH_SKIP?.split(',') ?? [];
+  const scenarios = SCENARIOS.filter(
+    ([label]) => (only === undefined || label.includes(only)) && !skip.some((part) => label.includes(part)),
+  );
   const admin = new Redis(URL);
   const samples = new Map<string, Sample[]>(scenarios.map(([label]) => [label, []]));
   for (let round = 0; round < ROUNDS; round += 1) {
     for (let k = 0; k < scenarios.length; k += 1) {
-      const [label, , run] = scenarios[(round + k) % scenarios.length]!;
+      const [label] = scenarios[(round + k) % scenarios.length]!;
       console.error(`round ${round + 1}/${ROUNDS}: ${label} (loadavg ${loadavg()})`);
       const prefix = `bench-caller-${process.pid}-${round}-${k}`;
       try {
-        samples.get(label)!.push(await run(prefix, admin));
+        const sample = await inChild(label, prefix);
+        samples.get(label)!.push(sample);
+        console.error(`  ${JSON.stringify(sample)}`); // each run, in case a long run is cut short
       } finally {
         await deleteKeys(admin, `${prefix}*`);
       }
@@ -174,4 +180,41 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+/**
+ * Runs one scenario in a new process, so that its peak RSS is its own (a process keeps the heap an
+ * earlier scenario grew) and the V8 state of one library does not carry over to the next.
+ */
+function inChild(label: string, prefix: string): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [], {
+      env: { ...process.env, BENCH_CHILD: label, BENCH_CHILD_PREFIX: prefix },
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    child.once('message', (sample) => resolve(sample as Sample));
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`${label} exited with ${code}`))));
+  });
+}
+
+/** In a child: runs the scenario named by BENCH_CHILD once and sends its sample. */
+async function child(label: string): Promise<void> {
+  const scenario = SCENARIOS.find(([name]) => name === label);
+  if (!scenario) throw new Error(`no scenario ${label}`);
+  const admin = new Redis(URL);
+  let sample: Sample;
+  try {
+    sample = await scenario[2](process.env.BENCH_CHILD_PREFIX ?? 'bench-caller-child', admin);
+  } finally {
+    await admin.quit();
+  }
+  // Exits once the sample is sent: a library's leftover timers must not keep the run waiting.
+  process.send?.(sample, () => process.exit(0));
+}
+
+const childLabel = process.env.BENCH_CHILD;
+if (childLabel === undefined) void main();
+else
+  child(childLabel).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
