@@ -89,6 +89,7 @@ export {
   type HandleOf,
   type JsonValue,
   type LimitKey,
+  type ManyWaitOptions,
   type MessageLimits,
   type MethodKeys,
   type ParentResult,
