@@ -164,7 +164,11 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const spans: Span[] = [];
     try {
       forEachLaunch(aligned, parentArgs, next, ({ node: step, args, flow }) => {
-        const message = this.buildMessage(step.task, args, step.options, { ...extras, flow });
+        // A task with nothing after it (a plain group's member) carries no workflow fields at all.
+        const message = this.buildMessage(step.task, args, step.options, {
+          ...extras,
+          flow: Object.keys(flow).length > 0 ? flow : undefined,
+        });
         const span = startSendSpan(message);
         if (span) spans.push(span);
         envelopes.push(this.envelope(message, idempotent));
