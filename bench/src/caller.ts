@@ -5,20 +5,27 @@
  * - send-and-await: BULK jobs sent with each library's bulk call, then every result awaited in the
  *   sender (Celeriac: `delayMany` and `Promise.all(handles)`; BullMQ: `addBulk` and
  *   `waitUntilFinished` with QueueEvents; bee-queue: `saveAll` and its `job succeeded` events).
- * - group: a Celeriac `group` of GROUP no-op tasks sent and awaited from one process.
+ * - in-process: BULK*2 tasks sent in bulk with the worker in the sender's process (see in-process.ts).
+ * - fan-out: a Celeriac `group` of GROUP no-op tasks, a `chord` of GROUP with a sum callback, and
+ *   BullMQ's FlowProducer with GROUP children and a summing parent (see fan-out.ts).
  * - pending handles: GROUP tasks sent while no worker runs, the sender's heap measured with every
  *   handle pending (bytes per handle), then a worker started and every handle awaited.
  *
  * Each row reports wall time, the sender's CPU time per result (steadier than wall time on a shared
- * machine) and the sender's peak RSS. Libraries take turns round by round; medians are shown.
+ * machine), the sender's peak RSS and, for fan-out, how far Redis's memory rose. Scenarios take turns
+ * round by round; medians are shown.
  *
- *   npm run bench:caller     BENCH_SCALE=0.2 for a quick pass, BENCH_ROUNDS, BENCH_GROUP=100000
+ *   npm run bench:caller     BENCH_SCALE=0.2 for a quick pass, BENCH_ROUNDS, BENCH_GROUP=100000,
+ *                            BENCH_ONLY=<part of a row name>, BENCH_SKIP=<parts of row names, comma-separated>
  */
-import { Celeriac, group } from 'celeriac';
+import { Celeriac } from 'celeriac';
 import BeeQueue from 'bee-queue';
 import { Queue, QueueEvents } from 'bullmq';
 import Redis from 'ioredis';
-import { readFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { loadavg, measured, settledHeap, type Sample } from './caller-measure';
+import { bullmqFlow, celeriacChord, celeriacGroup } from './fan-out';
+import { beeQueueInProcess, bullmqInProcess, celeriacInProcess } from './in-process';
 import { startRemoteWorker } from './remote';
 import { connectionOf } from './round-trip-worker';
 import { deleteKeys } from './redis-stats';
@@ -30,41 +37,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BULK = Math.max(100, Math.round(10_000 * SCALE));
 const GROUP = Number(process.env.BENCH_GROUP ?? Math.max(1_000, Math.round(100_000 * SCALE)));
 const CONCURRENCY = 100;
-
-interface Sample {
-  ms: number;
-  /** The sender's CPU time (user + system) per result, µs. */
-  cpuMicros: number;
-  /** The sender's peak RSS during the run, MB. */
-  peakRssMb: number;
-  /** Heap bytes per pending handle, where measured. */
-  bytesPerHandle?: number;
-}
-
-/** Runs `body` and measures it from the sender's side; `results` is how many results it awaits. */
-async function measured(results: number, body: () => Promise<number | void>): Promise<Sample> {
-  let peak = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
-  const cpu = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  const bytesPerHandle = await body();
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  const used = process.cpuUsage(cpu);
-  clearInterval(sampler);
-  peak = Math.max(peak, process.memoryUsage.rss());
-  return {
-    ms,
-    cpuMicros: (used.user + used.system) / results,
-    peakRssMb: peak / 2 ** 20,
-    ...(bytesPerHandle === undefined ? {} : { bytesPerHandle }),
-  };
-}
-
-/** Heap in use after a full collection (run node with --expose-gc; else without one). */
-function settledHeap(): number {
-  (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage().heapUsed;
-}
 
 async function celeriacBulk(prefix: string): Promise<Sample> {
   const app = new Celeriac({ broker: URL, prefix });
@@ -128,20 +100,6 @@ async function beeQueueBulk(prefix: string): Promise<Sample> {
   }
 }
 
-async function celeriacGroup(prefix: string): Promise<Sample> {
-  const app = new Celeriac({ broker: URL, prefix });
-  const noop = app.task('bench.noop', (i: number) => i);
-  const worker = await startRemoteWorker('celeriac', URL, prefix, CONCURRENCY);
-  try {
-    return await measured(GROUP, async () => {
-      await group(Array.from({ length: GROUP }, (_, i) => noop.s(i))).applyAsync();
-    });
-  } finally {
-    await worker.stop();
-    await app.close();
-  }
-}
-
 async function celeriacPending(prefix: string): Promise<Sample> {
   const app = new Celeriac({ broker: URL, prefix });
   const noop = app.task('bench.noop', (i: number) => i);
@@ -163,26 +121,41 @@ async function celeriacPending(prefix: string): Promise<Sample> {
   }
 }
 
-const SCENARIOS: ReadonlyArray<[string, (prefix: string) => Promise<Sample>]> = [
-  [`send ${BULK} in bulk, await all: celeriac`, celeriacBulk],
-  [`send ${BULK} in bulk, await all: bullmq`, bullmqBulk],
-  [`send ${BULK} in bulk, await all: bee-queue`, beeQueueBulk],
-  [`group of ${GROUP}, awaited: celeriac`, celeriacGroup],
-  [`${GROUP} pending handles, then awaited: celeriac`, celeriacPending],
+const IN_PROCESS = BULK * 2;
+
+/** A row: its label, how many results it awaits, and one run under a key prefix. */
+type Scenario = [label: string, results: number, run: (prefix: string, admin: Redis) => Promise<Sample>];
+
+const SCENARIOS: readonly Scenario[] = [
+  [`send ${BULK} in bulk, await all: celeriac`, BULK, celeriacBulk],
+  [`send ${BULK} in bulk, await all: bullmq`, BULK, bullmqBulk],
+  [`send ${BULK} in bulk, await all: bee-queue`, BULK, beeQueueBulk],
+  [`in-process ${IN_PROCESS}, every handle awaited: celeriac`, IN_PROCESS, (p) => celeriacInProcess(IN_PROCESS, p)],
+  [`in-process ${IN_PROCESS}, worker events only: bullmq`, IN_PROCESS, (p) => bullmqInProcess(IN_PROCESS, p)],
+  [`in-process ${IN_PROCESS}, job succeeded events: bee-queue`, IN_PROCESS, (p) => beeQueueInProcess(IN_PROCESS, p)],
+  [`group of ${GROUP}, awaited: celeriac`, GROUP, (p, admin) => celeriacGroup(GROUP, p, admin)],
+  [`chord of ${GROUP}, sum callback: celeriac`, GROUP, (p, admin) => celeriacChord(GROUP, p, admin)],
+  [`FlowProducer, ${GROUP} children, sum parent: bullmq`, GROUP, (p, admin) => bullmqFlow(GROUP, p, admin)],
+  [`${GROUP} pending handles, then awaited: celeriac`, GROUP, celeriacPending],
 ];
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  const scenarios = SCENARIOS.filter(([label]) => only === undefined || label.includes(only));
+  const skip = process.env.BENCH_SKIP?.split(',') ?? [];
+  const scenarios = SCENARIOS.filter(
+    ([label]) => (only === undefined || label.includes(only)) && !skip.some((part) => label.includes(part)),
+  );
   const admin = new Redis(URL);
   const samples = new Map<string, Sample[]>(scenarios.map(([label]) => [label, []]));
   for (let round = 0; round < ROUNDS; round += 1) {
     for (let k = 0; k < scenarios.length; k += 1) {
-      const [label, run] = scenarios[(round + k) % scenarios.length]!;
-      console.error(`round ${round + 1}/${ROUNDS}: ${label}`);
+      const [label] = scenarios[(round + k) % scenarios.length]!;
+      console.error(`round ${round + 1}/${ROUNDS}: ${label} (loadavg ${loadavg()})`);
       const prefix = `bench-caller-${process.pid}-${round}-${k}`;
       try {
-        samples.get(label)!.push(await run(prefix));
+        const sample = await inChild(label, prefix);
+        samples.get(label)!.push(sample);
+        console.error(`  ${JSON.stringify(sample)}`); // each run, in case a long run is cut short
       } finally {
         await deleteKeys(admin, `${prefix}*`);
       }
@@ -190,25 +163,58 @@ async function main(): Promise<void> {
   }
   await admin.quit();
   console.log(`The caller's side, worker apart at c=${CONCURRENCY}, median of ${ROUNDS} (loadavg ${loadavg()}).\n`);
-  console.log('| scenario | results/s | sender CPU µs per result | sender peak RSS MB | heap bytes per handle |');
-  console.log('| --- | --- | --- | --- | --- |');
-  for (const [label, list] of samples) {
+  console.log(
+    '| scenario | results/s | sender CPU µs per result | sender peak RSS MB | Redis memory rise MB | heap bytes per handle |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const [label, count] of scenarios) {
+    const list = samples.get(label) ?? [];
     const at = (pick: (sample: Sample) => number) => median(list.map(pick));
-    const count = label.includes('group') || label.includes('pending') ? GROUP : BULK;
-    const perHandle = list[0]?.bytesPerHandle === undefined ? '' : at((s) => s.bytesPerHandle ?? 0).toFixed(0);
+    const optional = (pick: (sample: Sample) => number | undefined) =>
+      list[0] === undefined || pick(list[0]) === undefined ? '' : at((s) => pick(s) ?? 0).toFixed(0);
     console.log(
       `| ${label} | ${(count / (at((s) => s.ms) / 1000)).toFixed(0)} | ${at((s) => s.cpuMicros).toFixed(1)} | ` +
-        `${at((s) => s.peakRssMb).toFixed(0)} | ${perHandle} |`,
+        `${at((s) => s.peakRssMb).toFixed(0)} | ${optional((s) => s.redisPeakMb)} | ` +
+        `${optional((s) => s.bytesPerHandle)} |`,
     );
   }
 }
 
-function loadavg(): string {
-  try {
-    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  } catch {
-    return 'unknown';
-  }
+/**
+ * Runs one scenario in a new process, so that its peak RSS is its own (a process keeps the heap an
+ * earlier scenario grew) and the V8 state of one library does not carry over to the next.
+ */
+function inChild(label: string, prefix: string): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [], {
+      env: { ...process.env, BENCH_CHILD: label, BENCH_CHILD_PREFIX: prefix },
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    child.once('message', (sample) => resolve(sample as Sample));
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`${label} exited with ${code}`))));
+  });
 }
 
-void main();
+/** In a child: runs the scenario named by BENCH_CHILD once and sends its sample. */
+async function child(label: string): Promise<void> {
+  const scenario = SCENARIOS.find(([name]) => name === label);
+  if (!scenario) throw new Error(`no scenario ${label}`);
+  const admin = new Redis(URL);
+  let sample: Sample;
+  try {
+    sample = await scenario[2](process.env.BENCH_CHILD_PREFIX ?? 'bench-caller-child', admin);
+  } finally {
+    await admin.quit();
+  }
+  // Exits once the sample is sent: a library's leftover timers must not keep the run waiting.
+  process.send?.(sample, () => process.exit(0));
+}
+
+const childLabel = process.env.BENCH_CHILD;
+if (childLabel === undefined) void main();
+else
+  child(childLabel).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

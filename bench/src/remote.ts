@@ -23,14 +23,15 @@ export async function startWorker(
     : { stop: await startRoundTripWorker(library, url, prefix) };
 }
 
-/** Forks a worker of `library` in its own process; resolves once it consumes. */
+/** Forks a worker of `library` in its own process (see startRoundTripWorker); resolves once it consumes. */
 export async function startRemoteWorker(
   library: string,
   url: string,
   prefix: string,
   concurrency = 1,
+  sum = false,
 ): Promise<RunningWorker> {
-  const args = [library, url, prefix, String(concurrency)];
+  const args = [library, url, prefix, String(concurrency), ...(sum ? ['sum'] : [])];
   const child = fork(join(__dirname, 'remote-worker.js'), args, { stdio: 'inherit' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,8 @@
 /**
  * The canvas tour: an in-process worker runs a chain, a group, two chords (one of 1,000 tasks), a
- * chain whose failed step calls an errback, and a chord whose failed member stops its callback. Each
- * result is checked against the same functions called here, so a wrong answer exits with code 1.
+ * chain whose failed step calls an errback, a chord whose failed member stops its callback, and a
+ * group of 10,000. Each result is checked against the same functions called here, so a wrong answer
+ * exits with code 1.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -101,6 +102,18 @@ async function main(): Promise<void> {
     const chordFailure = await doomed.get({ ...WAIT, propagate: false });
     assert.ok(chordFailure instanceof TaskFailedError && chordFailure.remote.name === 'ChordError');
     console.log(`6. chord with a failing member: ${chordFailure.remote.name}: ${chordFailure.remote.message}`);
+
+    // 7. A fan-out of 10,000: sent in one batch and awaited as one wait; no handle per member is
+    //    made until `results` is read.
+    const wide = group(Array.from({ length: 10_000 }, (_, index) => square.s(index))).applyAsync();
+    const fanned = Date.now();
+    const all = await wide.get(WAIT);
+    console.log(`7. group of ${all.length} x math.square awaited in ${Date.now() - fanned} ms; last = ${all.at(-1)}`);
+    assert.deepEqual(
+      all,
+      Array.from({ length: 10_000 }, (_, index) => square(index)),
+    );
+    assert.equal(await wide.results[9_999]?.get(WAIT), square(9_999));
   } finally {
     // The worker first: it finishes what is still running (the chord's other member, here), then the
     // app closes every connection, so nothing keeps the process alive.

@@ -91,6 +91,7 @@ export {
   type HandleOf,
   type JsonValue,
   type LimitKey,
+  type ManyWaitOptions,
   type MessageLimits,
   type MethodKeys,
   type ParentResult,

@@ -5,11 +5,10 @@
 import type { ResultBackend, TaskRecord } from './backend';
 import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
-import { CeleriacError, TaskFailedError, TaskRevokedError, TimeoutError } from './errors';
+import { CeleriacError, TimeoutError } from './errors';
 import { setLongTimeout } from './internal/long-timeout';
-import { reviveError } from './internal/remote-error';
 import type { Codec } from './codec';
-import type { StepFailureMeta } from './canvas/nodes';
+import { outcomeOf } from './record-outcome';
 import { isReadyState, type TaskState } from './states';
 
 /** What an AsyncResult needs from its app. */
@@ -94,6 +93,8 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       sent?: Promise<void>;
       taskName?: string;
       sentHere?: boolean;
+      /** When the task was sent (epoch ms), when before this handle was made. */
+      sentAt?: number;
       parent?: ParentResult;
       unique?: boolean;
     } = {},
@@ -103,7 +104,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     this.parent = options.parent;
     this.sent = options.sent ?? Promise.resolve();
     this.sentHere = options.sentHere ?? options.sent !== undefined;
-    this.sentAt = Date.now();
+    this.sentAt = options.sentAt ?? Date.now();
     // A failed publish reaches whoever awaits `sent` or the result; it must never be unhandled.
     this.sent.catch(() => undefined);
     this.taskName = options.taskName;
@@ -170,7 +171,7 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
       await this.sent; // a publish failure explains the failed wait best
       throw error;
     }
-    const outcome = this.outcomeOf(record);
+    const outcome = outcomeOf<T>(record, this.id, this.taskName, this.source.codec);
     if (outcome instanceof CeleriacError && options.propagate !== false) throw outcome;
     return outcome;
   }
@@ -247,33 +248,4 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
   private orPublishFailure(waiting: Promise<TaskRecord>): Promise<TaskRecord> {
     return Promise.race([waiting, new Promise<never>((_, reject) => void this.sent.catch(reject))]);
   }
-
-  private outcomeOf(record: TaskRecord): T | CeleriacError {
-    switch (record.state) {
-      case 'SUCCESS':
-        return record.result as T;
-      case 'FAILURE': {
-        const remote = record.error ?? { name: 'Error', message: 'unknown failure' };
-        return new TaskFailedError(
-          this.id,
-          record.task ?? this.taskName,
-          remote,
-          failedStepOf(record),
-          reviveError(remote, this.source.codec),
-        );
-      }
-      default: {
-        const reason = (record.meta as { reason?: string } | undefined)?.reason ?? 'revoked';
-        return new TaskRevokedError(this.id, reason);
-      }
-    }
-  }
-}
-
-/** The earlier workflow step whose error a record carries (see StepFailureMeta), if any. */
-function failedStepOf(record: TaskRecord): { id: string; task: string } | undefined {
-  const meta = record.meta as Partial<StepFailureMeta> | undefined;
-  return typeof meta?.cause === 'string' && typeof meta.causeTask === 'string'
-    ? { id: meta.cause, task: meta.causeTask }
-    : undefined;
 }

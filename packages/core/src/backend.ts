@@ -70,6 +70,12 @@ export interface WaitOptions {
   until?: PromiseLike<unknown>;
 }
 
+/** Options of `ResultBackend.waitForMany`. */
+export interface ManyWaitOptions extends WaitOptions {
+  /** Ends the wait as soon as a record arrives for which this is true (a failure, when failures propagate). */
+  stopOn?: (record: TaskRecord) => boolean;
+}
+
 /** Settings every backend receives from the app. */
 export interface BackendSettings {
   readonly prefix: string;
@@ -104,6 +110,17 @@ export interface ResultBackend {
    * `sentHere` tells that this client published the task (its notices come to this client directly).
    */
   waitFor(id: string, signal?: AbortSignal, options?: WaitOptions): Promise<TaskRecord>;
+  /**
+   * Optional: waits for the ready records of many tasks this client sent (a group's members) as one
+   * wait, with no object per task. Resolves with the records in the order of `ids` once all are
+   * ready, or once `options.stopOn` accepts one (then the tasks not finished yet have none). Rejects
+   * like `waitFor`. Callers wait with `waitFor` per task where a backend lacks it.
+   */
+  waitForMany?(
+    ids: readonly string[],
+    signal?: AbortSignal,
+    options?: ManyWaitOptions,
+  ): Promise<Array<TaskRecord | undefined>>;
   /**
    * Calls `listener` on every stored state change of `id` (progress, retries) of a task this client
    * sent (records whose `replyTo` is this client); for other tasks an implementation may report only

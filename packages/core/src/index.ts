@@ -27,6 +27,7 @@ export type {
   StoreEntry,
   TaskRecord,
   WaitOptions,
+  ManyWaitOptions,
 } from './backend';
 export type {
   BeatStore,

@@ -4,6 +4,7 @@
  * begun in one tick are checked together (one subscription check, one multi-key read) by the backend.
  */
 import type { TaskRecord } from '@celeriac/core';
+import { WaitsById } from './waits-by-id';
 
 /** One pending `waitFor`. */
 export class PendingWait {
@@ -33,14 +34,11 @@ export class PendingWait {
 
 /** The pending waits by task id (usually one per task). */
 export class PendingWaits {
-  private readonly byId = new Map<string, PendingWait | PendingWait[]>();
+  private readonly byId = new WaitsById<PendingWait>();
 
   /** Adds a wait; it leaves again when it settles. */
   add(wait: PendingWait): void {
-    const there = this.byId.get(wait.id);
-    if (there === undefined) this.byId.set(wait.id, wait);
-    else if (Array.isArray(there)) there.push(wait);
-    else this.byId.set(wait.id, [there, wait]);
+    this.byId.add(wait.id, wait);
     if (wait.signal) {
       wait.onAbort = () => this.fail(wait, wait.signal?.reason);
       wait.signal.addEventListener('abort', wait.onAbort, { once: true });
@@ -54,14 +52,12 @@ export class PendingWaits {
 
   /** The ids with a pending wait. */
   ids(): string[] {
-    return [...this.byId.keys()];
+    return this.byId.ids();
   }
 
   /** Resolves every wait for the record's task. */
   resolveAll(record: TaskRecord): void {
-    const there = this.byId.get(record.id);
-    if (there === undefined) return;
-    for (const wait of Array.isArray(there) ? [...there] : [there]) this.resolve(wait, record);
+    for (const wait of this.byId.get(record.id)) this.resolve(wait, record);
   }
 
   /** Resolves one wait. */
@@ -76,9 +72,7 @@ export class PendingWaits {
 
   /** Rejects every wait. */
   failAll(error: unknown): void {
-    for (const there of [...this.byId.values()]) {
-      for (const wait of Array.isArray(there) ? [...there] : [there]) this.fail(wait, error);
-    }
+    for (const wait of this.byId.all()) this.fail(wait, error);
   }
 
   /** Takes a wait out; false when it had settled already. */
@@ -86,12 +80,7 @@ export class PendingWaits {
     if (wait.done) return false;
     wait.done = true;
     if (wait.onAbort) wait.signal?.removeEventListener('abort', wait.onAbort);
-    const there = this.byId.get(wait.id);
-    if (there === wait) this.byId.delete(wait.id);
-    else if (Array.isArray(there)) {
-      there.splice(there.indexOf(wait), 1);
-      if (there.length === 1) this.byId.set(wait.id, there[0]!);
-    }
+    this.byId.delete(wait.id, wait);
     return true;
   }
 }

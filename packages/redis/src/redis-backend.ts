@@ -12,6 +12,7 @@ import {
   type ChangeSubscription,
   type Codec,
   type GroupProgress,
+  type ManyWaitOptions,
   type ResultBackend,
   type StoreEntry,
   type TaskRecord,
@@ -19,6 +20,7 @@ import {
 } from '@celeriac/core';
 import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
 import { ReplyError, type Redis } from 'ioredis';
+import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { RecentNotices } from './recent-notices';
 import { RedisEventLog } from './redis-event-log';
@@ -32,6 +34,8 @@ import { unavailable } from './unavailable';
 export class RedisBackend implements ResultBackend {
   private readonly keys: KeySpace;
   private readonly waits = new PendingWaits();
+  /** Waits for many tasks at once (groups). */
+  private readonly many = new ManyWaits();
   /** Waits begun in this tick, checked together at its end. */
   private unchecked: PendingWait[] = [];
   private readonly listeners = new Map<string, Set<(record: TaskRecord) => void>>();
@@ -113,7 +117,7 @@ export class RedisBackend implements ResultBackend {
     for (const entry of entries) {
       const { record } = entry;
       if (refused.has(record.id)) continue;
-      if (entry.replyTo !== this.settings.clientId && (this.waits.has(record.id) || this.listeners.has(record.id))) {
+      if (entry.replyTo !== this.settings.clientId && this.awaits(record.id)) {
         this.deliver(
           entry.resultJson === undefined ? record : { ...record, result: JSON.parse(entry.resultJson) as unknown },
         );
@@ -156,6 +160,62 @@ export class RedisBackend implements ResultBackend {
     return wait.foreign
       ? wait.promise.finally(() => (wait.counted ? this.removeForeignWait() : undefined))
       : wait.promise;
+  }
+
+  /**
+   * Waits for tasks this client sent as one wait (see ManyWaits); tasks sent elsewhere are awaited
+   * one by one. Like `check`, it subscribes before it reads, takes the notices that came before it
+   * began, and reads (one MGET per 1,000) only when a notice may have been missed.
+   */
+  waitForMany(
+    ids: readonly string[],
+    signal?: AbortSignal,
+    options: ManyWaitOptions = {},
+  ): Promise<Array<TaskRecord | undefined>> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    if (options.sentHere !== true) return this.waitEach(ids, signal, options);
+    const wait = new ManyWait(ids, options.sentAt, signal, options.stopOn);
+    this.many.add(wait);
+    options.until?.then(undefined, (error: unknown) => this.many.fail(wait, error));
+    this.checkMany(wait).catch((error: unknown) => this.many.fail(wait, error));
+    return wait.promise;
+  }
+
+  private async checkMany(wait: ManyWait): Promise<void> {
+    await this.ensureReplySubscription();
+    for (const id of wait.missing()) {
+      const noticed = this.recent.find(id);
+      if (noticed !== undefined) this.many.offer(this.codec.parse(noticed) as TaskRecord);
+    }
+    if (wait.sentAt !== undefined && this.recent.wouldHaveSeen(wait.sentAt)) return;
+    const missing = wait.missing();
+    const reads: Array<Promise<void>> = [];
+    for (let start = 0; start < missing.length && !wait.done; start += READ_CHUNK) {
+      const chunk = missing.slice(start, start + READ_CHUNK);
+      reads.push(this.getMany(chunk).then((records) => records.forEach((record) => record && this.many.offer(record))));
+    }
+    await Promise.all(reads);
+  }
+
+  /** `waitForMany` for tasks sent elsewhere: a `waitFor` each. */
+  private waitEach(
+    ids: readonly string[],
+    signal: AbortSignal | undefined,
+    options: ManyWaitOptions,
+  ): Promise<Array<TaskRecord | undefined>> {
+    const { stopOn, ...hint } = options;
+    return new Promise((resolve, reject) => {
+      const records = new Array<TaskRecord | undefined>(ids.length);
+      let left = ids.length;
+      if (left === 0) resolve(records);
+      ids.forEach((id, index) => {
+        this.waitFor(id, signal, hint).then((record) => {
+          records[index] = record;
+          left -= 1;
+          if (left === 0 || stopOn?.(record) === true) resolve(records);
+        }, reject);
+      });
+    });
   }
 
   private takeUnchecked(): PendingWait[] {
@@ -245,6 +305,7 @@ export class RedisBackend implements ResultBackend {
 
   async close(): Promise<void> {
     this.waits.failAll(closedWhileWaiting());
+    this.many.failAll(closedWhileWaiting());
     this.listeners.clear();
     await this.connection.release();
   }
@@ -269,14 +330,14 @@ export class RedisBackend implements ResultBackend {
     for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
       // Kept even when delivered: a later wait on the same task (a second get()) finds it here.
       if (isReadyText(text)) this.recent.add(id, text);
-      if (this.waits.has(id) || this.listeners.has(id)) this.deliver(this.codec.parse(text) as TaskRecord);
+      if (this.awaits(id)) this.deliver(this.codec.parse(text) as TaskRecord);
     }
   }
 
   private async addForeignWaits(count: number): Promise<void> {
     this.foreignWaits += count;
     this.doneSubscription ??= this.connection.subscriber.subscribe(this.keys.doneChannel, (message) => {
-      const ids = (JSON.parse(message) as string[]).filter((id) => this.waits.has(id));
+      const ids = (JSON.parse(message) as string[]).filter((id) => this.waits.has(id) || this.many.has(id));
       if (ids.length === 0) return;
       void this.getMany(ids).then(
         (records) => records.forEach((record) => record && this.deliver(record)),
@@ -297,18 +358,25 @@ export class RedisBackend implements ResultBackend {
   }
 
   private recheckWaiters(): void {
-    const ids = [...new Set([...this.waits.ids(), ...this.listeners.keys()])];
-    if (ids.length === 0) return;
-    this.getMany(ids).then(
-      (records) => records.forEach((record) => record && this.deliver(record)),
-      () => undefined,
-    );
+    const ids = [...new Set([...this.waits.ids(), ...this.listeners.keys(), ...this.many.ids()])];
+    for (let start = 0; start < ids.length; start += READ_CHUNK) {
+      this.getMany(ids.slice(start, start + READ_CHUNK)).then(
+        (records) => records.forEach((record) => record && this.deliver(record)),
+        () => undefined,
+      );
+    }
   }
 
   private deliver(record: TaskRecord): void {
     for (const listener of [...(this.listeners.get(record.id) ?? [])]) listener(record);
     if (!isReadyState(record.state)) return;
     this.waits.resolveAll(record);
+    this.many.offer(record);
+  }
+
+  /** True when something here awaits or listens to task `id`. */
+  private awaits(id: string): boolean {
+    return this.waits.has(id) || this.many.has(id) || this.listeners.has(id);
   }
 }
 

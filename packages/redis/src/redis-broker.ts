@@ -34,6 +34,8 @@ import { unavailable } from './unavailable';
 
 /** Most envelopes per publish script call, so one call never blocks Redis for long. */
 const PUBLISH_CHUNK = 1_000;
+/** Most publish script calls in flight at once for one publish. */
+const PUBLISH_WINDOW = 4;
 /** Most lapsed leases handled per queue per sweep. */
 const RECOVER_LIMIT = 1_000;
 /** An idle worker re-checks at least this often, in case a wake-up was taken by a worker that died. */
@@ -69,29 +71,25 @@ export class RedisBroker implements Broker {
     const outcomes = new Array<PublishOutcome>(envelopes.length);
     const now = Date.now();
     const calls: Array<Promise<void>> = [];
+    const chunks: Array<() => Promise<void>> = [];
     for (const [queue, indexes] of byQueue) {
       if (!this.knownQueues.has(queue)) calls.push(this.rememberQueue(queue));
       for (let start = 0; start < indexes.length; start += PUBLISH_CHUNK) {
         const chunk = indexes.slice(start, start + PUBLISH_CHUNK);
-        const args: Array<string | number> = [now, chunk.length];
-        for (const index of chunk) {
-          const envelope = envelopes[index] as Envelope;
-          args.push(
-            envelope.id,
-            envelope.priority,
-            envelope.eta ?? 0,
-            envelope.replaces ? '2' : envelope.idempotent ? '1' : '0',
-            envelope.body,
-            envelope.limits ? JSON.stringify(envelope.limits) : '',
-          );
-        }
-        calls.push(
-          this.script<PublishReply>('publish', queue, args).then((results) => {
+        chunks.push(() =>
+          this.script<PublishReply>('publish', queue, publishArgs(now, chunk, envelopes)).then((results) => {
             chunk.forEach((index, position) => (outcomes[index] = outcomeOf(results[position])));
           }),
         );
       }
     }
+    // A few chunks in flight at a time: the script calls of a group of 100,000 would otherwise all be
+    // encoded for the socket at once (three copies of every message in the sender's memory).
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < chunks.length) await (chunks[next++] as () => Promise<void>)();
+    };
+    for (let lanes = 0; lanes < Math.min(PUBLISH_WINDOW, chunks.length); lanes += 1) calls.push(lane());
     try {
       await Promise.all(calls);
     } catch (error) {
@@ -512,6 +510,23 @@ export class RedisBroker implements Broker {
   private script<T = unknown>(name: ScriptName, queue: string, args: ReadonlyArray<string | number>): Promise<T> {
     return runScript<T>(this.connection.client, name, queueKeyList(this.keys.queue(queue)), args);
   }
+}
+
+/** The publish script's arguments for the envelopes at `indexes` (see publish-9.lua). */
+function publishArgs(now: number, indexes: readonly number[], envelopes: readonly Envelope[]): Array<string | number> {
+  const args: Array<string | number> = [now, indexes.length];
+  for (const index of indexes) {
+    const envelope = envelopes[index] as Envelope;
+    args.push(
+      envelope.id,
+      envelope.priority,
+      envelope.eta ?? 0,
+      envelope.replaces ? '2' : envelope.idempotent ? '1' : '0',
+      envelope.body,
+      envelope.limits ? JSON.stringify(envelope.limits) : '',
+    );
+  }
+  return args;
 }
 
 /** The publish script's reply: one result a message (see publish-9.lua). */

@@ -1,8 +1,8 @@
 /** What every workflow piece (signature, chain, group, chord) shares, and how it is started. */
 import { AsyncResult, type ParentResult, type ResultSource } from '../async-result';
 import { freeze } from './freeze';
-import { GroupResult } from './group-result';
-import type { CanvasNode } from './nodes';
+import { GroupResult, type MemberHandles } from './group-result';
+import { memberId, type CanvasNode, type GroupNode } from './nodes';
 
 /** What starting a workflow needs from the app. */
 export interface CanvasSender extends ResultSource {
@@ -51,12 +51,11 @@ export function handleOf(
         parent,
       });
     case 'group':
-      return new GroupResult(
-        source,
-        node.id as string,
-        node.members.map((member) => handleOf(source, member, sent, parent) as AsyncResult<unknown>),
-        { sent, parent },
-      );
+      return new GroupResult(source, node.id as string, memberHandles(source, node, sent, parent), {
+        sent,
+        parent,
+        sentHere: true,
+      });
     case 'chain': {
       let handle: AsyncResult<unknown> | GroupResult | undefined;
       let previous = parent;
@@ -67,4 +66,28 @@ export function handleOf(
       return handle as AsyncResult<unknown> | GroupResult;
     }
   }
+}
+
+/**
+ * A group's member handles: made on first use when every member is a task (all a handle needs is
+ * its id and task name), else at once (a chain member's handle links to its earlier steps).
+ */
+function memberHandles(
+  source: ResultSource,
+  node: GroupNode,
+  sent: Promise<void>,
+  parent: ParentResult | undefined,
+): MemberHandles | Array<AsyncResult<unknown>> {
+  const { members } = node;
+  if (!members.every((member) => member.kind === 'task'))
+    return members.map((member) => handleOf(source, member, sent, parent) as AsyncResult<unknown>);
+  const names = members.map((member) => (member.kind === 'task' ? member.task : undefined));
+  const id = node.id as string;
+  const sentAt = Date.now(); // a handle made later still tells when its task was sent
+  return {
+    size: names.length,
+    taskName: (index) => names[index],
+    handle: (index) =>
+      new AsyncResult(source, memberId(id, index), { sent, taskName: names[index], sentHere: true, sentAt, parent }),
+  };
 }

@@ -1,28 +1,64 @@
 /**
  * GroupResult: the handle of a group's results, in member order. It is a promise of the list of
- * values and a query object (`completedCount()`, `ready()`, ...).
+ * values and a query object (`completedCount()`, `ready()`, ...). A group this client sent keeps no
+ * object per member until asked for one, and is awaited as one wait (see `ResultBackend.waitForMany`).
  */
 import type { AsyncResult, GetOptions, ParentResult, ResultSource, RevokeOptions } from '../async-result';
-import type { CeleriacError } from '../errors';
+import type { ResultBackend, TaskRecord } from '../backend';
+import { toMilliseconds } from '../duration';
+import { CeleriacError, TimeoutError } from '../errors';
+import { setLongTimeout } from '../internal/long-timeout';
+import { outcomeOf } from '../record-outcome';
 import { isReadyState } from '../states';
+import { memberId } from './nodes';
+
+/** Member handles made on first use: a group of 100,000 holds no handle until one is asked for. */
+export interface MemberHandles {
+  /** How many members. */
+  readonly size: number;
+  /** Makes member `index`'s handle. */
+  handle(index: number): AsyncResult<unknown>;
+  /** The task name of member `index`'s result, when known. */
+  taskName(index: number): string | undefined;
+}
 
 /** The results of a group's members, in order; typed by the tuple (or array) of their values. */
 export class GroupResult<T extends readonly unknown[] = unknown[]> implements PromiseLike<T> {
   /** Resolves once the broker accepted every message the group started with. */
   readonly sent: Promise<void>;
   private settled: Promise<T> | undefined;
+  private handles: ReadonlyArray<AsyncResult<unknown>> | undefined;
+  private readonly members: MemberHandles | undefined;
+  /** This client sent the members (their notices come here), at this time (epoch ms). */
+  private readonly sentHere: boolean;
+  private readonly sentAt = Date.now();
 
   constructor(
     private readonly source: ResultSource,
     /** The group id; member `i`'s task id is `<id>:<i>`. */
     readonly id: string,
-    /** One handle per member, in order. */
-    readonly results: ReadonlyArray<AsyncResult<unknown>>,
-    options: { sent?: Promise<void>; parent?: ParentResult } = {},
+    /** One handle per member, in order, or a maker of them. */
+    results: ReadonlyArray<AsyncResult<unknown>> | MemberHandles,
+    options: { sent?: Promise<void>; parent?: ParentResult; sentHere?: boolean } = {},
   ) {
     this.sent = options.sent ?? Promise.resolve();
     this.sent.catch(() => undefined);
     this.parent = options.parent;
+    this.sentHere = options.sentHere ?? false;
+    if (isMemberHandles(results)) this.members = results;
+    else this.handles = results;
+  }
+
+  /** One handle per member, in order (made on first use). */
+  get results(): ReadonlyArray<AsyncResult<unknown>> {
+    const members = this.members as MemberHandles;
+    this.handles ??= Array.from({ length: members.size }, (_, index) => members.handle(index));
+    return this.handles;
+  }
+
+  /** How many members the group has. */
+  get size(): number {
+    return this.members?.size ?? this.results.length;
   }
 
   /** The step before this group in a chain, when there is one. */
@@ -30,7 +66,8 @@ export class GroupResult<T extends readonly unknown[] = unknown[]> implements Pr
 
   /** The task ids of the members, in order. */
   get ids(): string[] {
-    return this.results.map((result) => result.id);
+    if (this.handles) return this.handles.map((result) => result.id);
+    return Array.from({ length: this.size }, (_, index) => memberId(this.id, index));
   }
 
   /** Waits for every member's value. */
@@ -55,6 +92,9 @@ export class GroupResult<T extends readonly unknown[] = unknown[]> implements Pr
   get(options?: GetOptions & { propagate?: true }): Promise<T>;
   get(options: GetOptions & { propagate: false }): Promise<Array<T[number] | CeleriacError>>;
   async get(options: GetOptions = {}): Promise<unknown> {
+    const { backend } = this.source;
+    const waitForMany = backend.waitForMany?.bind(backend);
+    if (this.sentHere && waitForMany) return this.getTogether(options, waitForMany);
     // Every member waits from now, so one timeout bounds the whole group.
     return Promise.all(this.results.map((result) => result.get(options as GetOptions & { propagate: false })));
   }
@@ -92,4 +132,49 @@ export class GroupResult<T extends readonly unknown[] = unknown[]> implements Pr
   private records() {
     return this.source.backend.getMany(this.ids);
   }
+
+  /** Waits for every member as one wait; with `propagate`, the first failure to arrive ends it. */
+  private async getTogether(
+    options: GetOptions,
+    waitForMany: NonNullable<ResultBackend['waitForMany']>,
+  ): Promise<unknown[]> {
+    const propagate = options.propagate !== false;
+    const ids = this.ids;
+    const controller = options.timeout === undefined ? undefined : new AbortController();
+    const ms = options.timeout === undefined ? 0 : toMilliseconds(options.timeout, 'timeout');
+    const timer = controller
+      ? setLongTimeout(() => controller.abort(new TimeoutError(`Group ${this.id} did not finish within ${ms} ms.`)), ms)
+      : undefined;
+    let records: Array<TaskRecord | undefined>;
+    try {
+      records = await waitForMany(ids, controller?.signal, {
+        sentHere: true,
+        sentAt: this.sentAt,
+        until: this.sent,
+        ...(propagate ? { stopOn: (record: TaskRecord) => record.state !== 'SUCCESS' } : {}),
+      });
+    } catch (error) {
+      await this.sent; // a publish failure explains the failed wait best
+      throw error;
+    } finally {
+      timer?.clear();
+    }
+    const values = new Array<unknown>(ids.length);
+    for (let index = 0; index < ids.length; index += 1) {
+      const record = records[index];
+      if (record === undefined) continue; // a failure ended the wait before this member finished
+      const outcome = outcomeOf(record, ids[index] as string, this.taskNameOf(index), this.source.codec);
+      if (propagate && outcome instanceof CeleriacError) throw outcome;
+      values[index] = outcome;
+    }
+    return values;
+  }
+
+  private taskNameOf(index: number): string | undefined {
+    return this.handles ? this.handles[index]?.taskName : this.members?.taskName(index);
+  }
+}
+
+function isMemberHandles(results: ReadonlyArray<AsyncResult<unknown>> | MemberHandles): results is MemberHandles {
+  return !Array.isArray(results);
 }

@@ -14,7 +14,9 @@ export function alignGroupTtls(node: CanvasNode, ttlOf: (step: TaskNode) => numb
       return { ...node, steps: node.steps.map((step) => alignGroupTtls(step, ttlOf)) };
     case 'group': {
       const members = node.members.map((member) => alignGroupTtls(member, ttlOf));
-      const ttl = Math.max(...members.map((member) => ttlOf(resultTask(member))));
+      // A loop, not Math.max(...): a spread of 100,000 arguments overflows the stack.
+      let ttl = -Infinity;
+      for (const member of members) ttl = Math.max(ttl, ttlOf(resultTask(member)));
       return { ...node, members: members.map((member) => withResultTtl(member, ttl)) };
     }
   }

@@ -22,11 +22,29 @@ export function planLaunch(
   next: Continuation = { steps: [] },
 ): PlannedTask[] {
   const planned: PlannedTask[] = [];
-  visit(node, parentArgs, next, planned);
+  forEachLaunch(node, parentArgs, next, (task) => planned.push(task));
   return planned;
 }
 
-function visit(node: CanvasNode, parentArgs: readonly unknown[], next: Continuation, planned: PlannedTask[]): void {
+/**
+ * Like {@link planLaunch}, one task at a time: a caller that turns each into a message at once
+ * never holds the whole plan (100,000 objects for a group of 100,000).
+ */
+export function forEachLaunch(
+  node: CanvasNode,
+  parentArgs: readonly unknown[],
+  next: Continuation,
+  each: (task: PlannedTask) => void,
+): void {
+  visit(node, parentArgs, next, { push: each });
+}
+
+function visit(
+  node: CanvasNode,
+  parentArgs: readonly unknown[],
+  next: Continuation,
+  planned: { push(task: PlannedTask): void },
+): void {
   switch (node.kind) {
     case 'task': {
       const args = node.immutable ? [...node.args] : [...parentArgs, ...node.args];

@@ -6,13 +6,21 @@ import type { Broker, PublishOutcome } from '../broker';
 import type { CeleriacEvent } from '../events/event-types';
 import type { Envelope } from '../message';
 
-interface Pending {
-  envelope: Envelope;
-  /** Its `task-sent` event, when events are on. */
-  event: CeleriacEvent | undefined;
-  resolve(outcome: PublishOutcome): void;
-  reject(error: unknown): void;
-}
+/** One publish: a single envelope with its own promise, or a batch that shares one (a workflow's start). */
+type Pending =
+  | {
+      envelope: Envelope;
+      /** Its `task-sent` event, when events are on. */
+      event: CeleriacEvent | undefined;
+      resolve(outcome: PublishOutcome): void;
+      reject(error: unknown): void;
+    }
+  | {
+      envelopes: readonly Envelope[];
+      events: readonly CeleriacEvent[];
+      resolve(outcomes: PublishOutcome[]): void;
+      reject(error: unknown): void;
+    };
 
 /** Batches publishes per tick. */
 export class Publisher {
@@ -27,10 +35,15 @@ export class Publisher {
 
   /** Queues one envelope (and its event) for the next flush; resolves with the broker's outcome. */
   publish(envelope: Envelope, event?: CeleriacEvent): Promise<PublishOutcome> {
-    return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) queueMicrotask(() => this.flush());
-      this.pending.push({ envelope, event, resolve, reject });
-    });
+    return new Promise((resolve, reject) => this.queue({ envelope, event, resolve, reject }));
+  }
+
+  /**
+   * Queues many envelopes (and their events) for the next flush as one entry, with one promise for
+   * all of them (a group of 100,000 makes no promise per member); resolves with their outcomes.
+   */
+  publishMany(envelopes: readonly Envelope[], events: readonly CeleriacEvent[] = []): Promise<PublishOutcome[]> {
+    return new Promise((resolve, reject) => this.queue({ envelopes, events, resolve, reject }));
   }
 
   /**
@@ -44,6 +57,11 @@ export class Publisher {
     }
   }
 
+  private queue(item: Pending): void {
+    if (this.pending.length === 0) queueMicrotask(() => this.flush());
+    this.pending.push(item);
+  }
+
   private flush(): void {
     const batch = this.pending;
     if (batch.length === 0) return;
@@ -55,14 +73,33 @@ export class Publisher {
 
   private async send(batch: Pending[]): Promise<void> {
     try {
+      const envelopes: Envelope[] = [];
+      const events: CeleriacEvent[] = [];
+      for (const item of batch) {
+        if ('envelope' in item) {
+          envelopes.push(item.envelope);
+          if (item.event) events.push(item.event);
+        } else {
+          // A loop, not push(...): a spread of 100,000 arguments overflows the stack.
+          for (const envelope of item.envelopes) envelopes.push(envelope);
+          for (const event of item.events) events.push(event);
+        }
+      }
       // The events are written first: on a shared connection Redis runs the XADD before the publish,
       // so no worker's event for a task can precede its task-sent (a publish that then fails leaves
       // a task-sent behind; its caller's `sent` rejects). Issued in the same tick, the two leave in
       // one write (the Redis event log holds its write open until the tick ends).
-      const events = batch.flatMap((item) => (item.event ? [item.event] : []));
       if (events.length > 0) this.emit(events);
-      const outcomes = await this.broker().publish(batch.map((item) => item.envelope));
-      batch.forEach((item, index) => item.resolve(outcomes[index] ?? 'published'));
+      const outcomes = await this.broker().publish(envelopes);
+      let offset = 0;
+      for (const item of batch) {
+        if ('envelope' in item) item.resolve(outcomes[offset++] ?? 'published');
+        else {
+          const end = offset + item.envelopes.length;
+          item.resolve(Array.from({ length: item.envelopes.length }, (_, k) => outcomes[offset + k] ?? 'published'));
+          offset = end;
+        }
+      }
     } catch (error) {
       for (const item of batch) item.reject(error);
     }

@@ -9,7 +9,7 @@ import type { Broker, BrokerSettings, PublishOutcome, PurgedMessage } from '../b
 import { failFlow, type FlowContext } from '../canvas/flow';
 import { GroupResult } from '../canvas/group-result';
 import { alignGroupTtls } from '../canvas/group-ttl';
-import { planLaunch } from '../canvas/launch';
+import { forEachLaunch } from '../canvas/launch';
 import { memberId, type CanvasNode } from '../canvas/nodes';
 import { Codec } from '../codec';
 import type { Duration } from '../duration';
@@ -159,24 +159,35 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
    */
   launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options: LaunchOptions = {}): Promise<void> {
     this.assertOpen();
-    const { next, idempotent = false, ...extras } = options;
+    const { next = { steps: [] }, idempotent = false, ...extras } = options;
     const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
-    const messages = planLaunch(aligned, parentArgs, next).map(({ node: step, args, flow }) =>
-      this.buildMessage(step.task, args, step.options, { ...extras, flow, step: true }),
-    );
+    // Each message is encoded as soon as it is built and only its envelope is kept, so a group of
+    // 100,000 never holds 100,000 messages; the batch is one publish with one promise.
+    const envelopes: Envelope[] = [];
+    const events: CeleriacEvent[] = [];
     // One span a message while a tracer provider is registered, none otherwise.
-    const spans = messages.flatMap((message) => startSendSpan(message) ?? []);
-    const envelopes = messages.map((message) =>
-      spans.length > 0 ? this.tracedEnvelope(message, idempotent, spans) : this.envelope(message, idempotent),
-    );
-    return Promise.all(
-      envelopes.map((envelope, index) => {
-        const sent = this.publisher.publish(envelope, this.sentEvent(messages[index] as TaskMessage));
-        const span = spans[index];
-        if (span) endWhenSettled(span, sent);
-        return sent;
-      }),
-    ).then(() => undefined);
+    const spans: Span[] = [];
+    try {
+      forEachLaunch(aligned, parentArgs, next, ({ node: step, args, flow }) => {
+        // A task with nothing after it (a plain group's member) carries no workflow fields at all.
+        const message = this.buildMessage(step.task, args, step.options, {
+          ...extras,
+          flow: Object.keys(flow).length > 0 ? flow : undefined,
+          step: true,
+        });
+        const span = startSendSpan(message);
+        if (span) spans.push(span);
+        envelopes.push(this.envelope(message, idempotent));
+        const event = this.sentEvent(message);
+        if (event) events.push(event);
+      });
+    } catch (error) {
+      for (const span of spans) failSpan(span, error);
+      throw error;
+    }
+    const sent = this.publisher.publishMany(envelopes, events);
+    for (const span of spans) endWhenSettled(span, sent);
+    return sent.then(() => undefined);
   }
 
   /**

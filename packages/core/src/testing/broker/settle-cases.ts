@@ -16,12 +16,18 @@ export function settleCases(open: OpenBroker): void {
   it('requeue with a delay and a new body holds the message until due, then delivers the new body', async () => {
     const { broker } = await open();
     const delivery = await publishAndReserve(broker, envelope('a'));
-    const due = Date.now() + 150;
-    await broker.requeue(delivery, { delay: 150, body: 'retry 1' });
-    expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 1, active: 0, dead: 0 });
-    expect(await broker.reserve([QUEUE], 1)).toEqual([]);
+    const due = Date.now() + 300;
+    await broker.requeue(delivery, { delay: 300, body: 'retry 1' });
+    const stats = await broker.stats(QUEUE);
+    const early = await broker.reserve([QUEUE], 1);
+    // What was seen before the due time must show it held (a loaded machine may get here later).
+    if (Date.now() < due) {
+      expect(stats).toEqual({ ready: 0, delayed: 1, active: 0, dead: 0 });
+      expect(early).toEqual([]);
+    }
     await untilPast(due);
-    expect(await broker.reserve([QUEUE], 1)).toEqual([{ id: 'a', queue: QUEUE, body: 'retry 1', deliveries: 1 }]);
+    const delivered = early.length > 0 ? early : await broker.reserve([QUEUE], 1);
+    expect(delivered).toEqual([{ id: 'a', queue: QUEUE, body: 'retry 1', deliveries: 1 }]);
   });
 
   it('deadLetter moves a leased message to the dead set with its reason and time', async () => {
