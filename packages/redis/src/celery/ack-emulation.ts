@@ -38,7 +38,12 @@ export async function acknowledge(client: Redis, keys: CeleryKeys, tags: readonl
 }
 
 /** Sets the score of held messages (to now: a renewal; to a due time: an ETA wait). */
-export async function rescore(client: Redis, keys: CeleryKeys, tags: readonly string[], seconds: number): Promise<void> {
+export async function rescore(
+  client: Redis,
+  keys: CeleryKeys,
+  tags: readonly string[],
+  seconds: number,
+): Promise<void> {
   if (tags.length === 0) return;
   await client.zadd(keys.unackedIndex, 'XX', ...tags.flatMap((tag) => [seconds, tag]));
 }
@@ -76,7 +81,12 @@ export async function restoreLapsed(client: Redis, keys: CeleryKeys, ceiling: nu
 }
 
 /** Puts a payload back at the head of its queue (the end workers take first) and forgets its tag, in one step. */
-export async function putBack(client: Redis, keys: CeleryKeys, held: HeldMessage, payload: CeleryPayload): Promise<void> {
+export async function putBack(
+  client: Redis,
+  keys: CeleryKeys,
+  held: HeldMessage,
+  payload: CeleryPayload,
+): Promise<void> {
   await client
     .multi()
     .zrem(keys.unackedIndex, held.tag)

@@ -351,11 +351,7 @@ export class CeleryBroker implements Broker {
       error: { name: 'ContentDisallowed', message: error.message },
       date: Date.now(),
     });
-    await this.connection.client
-      .multi()
-      .set(resultKey(id), meta, 'PX', 86_400_000)
-      .publish(resultKey(id), meta)
-      .exec();
+    await this.connection.client.multi().set(resultKey(id), meta, 'PX', 86_400_000).publish(resultKey(id), meta).exec();
   }
 
   private readable(payload: CeleryPayload, queue: string): TaskMessage | undefined {

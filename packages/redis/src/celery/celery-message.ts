@@ -130,14 +130,21 @@ export function fromCeleryPayload(codec: Codec, payload: CeleryPayload, queue: s
 }
 
 /** The body's `[args, kwargs, embed]`. */
-export function decodeBody(body: string, encoding: string | undefined): [unknown[], Record<string, unknown>, CeleryEmbed] {
+export function decodeBody(
+  body: string,
+  encoding: string | undefined,
+): [unknown[], Record<string, unknown>, CeleryEmbed] {
   let decoded: unknown;
   try {
     decoded = parseKombuJson(encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body);
   } catch (error) {
-    throw new CeleriacError('CELERIAC_INVALID_MESSAGE', `The Celery message body is not JSON: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new CeleriacError(
+      'CELERIAC_INVALID_MESSAGE',
+      `The Celery message body is not JSON: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (!Array.isArray(decoded) || !Array.isArray(decoded[0])) {
     throw new CeleriacError(

@@ -15,7 +15,14 @@ export interface CeleryException {
 }
 
 /** JavaScript errors that have a Python built-in of the same name and sense. */
-const PYTHON_BUILTINS = new Set(['TypeError', 'SyntaxError', 'ReferenceError', 'ValueError', 'KeyError', 'RuntimeError']);
+const PYTHON_BUILTINS = new Set([
+  'TypeError',
+  'SyntaxError',
+  'ReferenceError',
+  'ValueError',
+  'KeyError',
+  'RuntimeError',
+]);
 
 /** Celeriac's errors that Celery has its own class for. */
 const CELERY_NAMES: Record<string, [string, string]> = {

@@ -61,10 +61,13 @@ export class DueTimer<T> {
     this.timer = undefined;
     if (this.items.size === 0 || this.listeners.size === 0) return;
     const next = Math.min(...this.items.values());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      for (const listener of [...this.listeners]) listener();
-    }, Math.max(0, next - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        for (const listener of [...this.listeners]) listener();
+      },
+      Math.max(0, next - Date.now()),
+    );
     this.timer.unref();
   }
 }
