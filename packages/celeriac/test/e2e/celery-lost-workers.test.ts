@@ -58,7 +58,7 @@ describe('protocol celery: a worker killed mid-task on either side', () => {
     await expect(result.get({ timeout: 20_000 })).resolves.toBe('survived');
   });
 
-  it('a Celery worker restores a task whose celeriac worker was killed, and a new celeriac worker runs it', async () => {
+  it('a Celery worker restores a task whose celeriac worker was killed; a new celeriac worker runs it', async () => {
     const { fixture, workers } = e2e();
     const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'ts', visibility: VISIBILITY_S };
     const env = { CELERIAC_TEST_VISIBILITY: '1500ms', CELERIAC_TEST_CELERY_VISIBILITY: `${VISIBILITY_S}s` };

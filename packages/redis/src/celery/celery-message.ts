@@ -14,7 +14,10 @@ import { JSON_CONTENT_TYPE, type CeleryEmbed, type CeleryPayload } from './celer
 
 const KWARGS = '__celery_kwargs__';
 
-/** Keyword arguments for a Celery task, as the last argument of a call: `sendTask('proj.add', [2, kwargs({ b: 3 })])`. */
+/**
+ * Keyword arguments for a Celery task, as the last argument of a call:
+ * `sendTask('proj.add', [2, kwargs({ b: 3 })])`.
+ */
 export interface CeleryKwargs {
   readonly [KWARGS]: Record<string, unknown>;
 }

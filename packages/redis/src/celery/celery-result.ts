@@ -105,9 +105,8 @@ function resultOf(record: TaskRecord): unknown {
 
 function remoteErrorOf(result: unknown, traceback: unknown): RemoteError {
   const exception = (typeof result === 'object' && result !== null ? result : {}) as Partial<CeleryException>;
-  const message = Array.isArray(exception.exc_message)
-    ? exception.exc_message.map(String).join(', ')
-    : String(exception.exc_message ?? '');
+  const parts: unknown[] = Array.isArray(exception.exc_message) ? exception.exc_message : [exception.exc_message ?? ''];
+  const message = parts.map((part) => (typeof part === 'string' ? part : JSON.stringify(part))).join(', ');
   const error: RemoteError = { name: String(exception.exc_type ?? 'Exception'), message };
   if (typeof traceback === 'string') error.stack = traceback;
   return error;

@@ -115,10 +115,10 @@ export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall
   });
   const lines: unknown[] = [];
   const stderr: string[] = [];
-  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
+  createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
   let gotId: (id: string) => void = () => undefined;
   const id = new Promise<string>((resolve) => (gotId = resolve));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const parsed = JSON.parse(line) as { id?: string };
     if (lines.length === 0 && parsed.id) gotId(parsed.id);
     lines.push(parsed);
