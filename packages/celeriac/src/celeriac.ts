@@ -64,7 +64,7 @@ export class Celeriac extends CeleriacCore {
 
   protected override createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
     if (REDIS_SCHEMES.includes(url.protocol) && this.options.protocol === 'celery') {
-      return this.redis().celeryBackend(url, settings, codec);
+      return this.redis().celeryBackend(url, settings, this.options.celery, codec);
     }
     if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().backend(url, settings, codec);
     return super.createBackend(url, settings, codec);

@@ -12,3 +12,5 @@ export { runScript, type ScriptName } from './scripts';
 export { CeleryBackend } from './celery/celery-backend';
 export { CeleryBroker, type CeleryBrokerOptions } from './celery/celery-broker';
 export { kwargs, type CeleryKwargs } from './celery/celery-message';
+export { CeleryKeys } from './celery/celery-keys';
+export { CeleryWorkflow } from './celery/celery-workflow';

@@ -2,7 +2,8 @@
  * A ResultBackend that speaks Celery's Redis result backend: each record is the JSON string
  * `celery-task-meta-<id>` (with its TTL), and each change is published on a channel of the same
  * name, as Celery does, so Python's `AsyncResult.get()` and Celeriac's `await result` both wait by
- * pub/sub, without polling. Group counting for Celeriac's own chords goes through an inner
+ * pub/sub, without polling. A SUCCESS also sends the next step of a Celery chain (see
+ * {@link CeleryWorkflow}), in the same write. Group counting for Celeriac's own chords goes through an inner
  * {@link RedisBackend} under the app's prefix.
  */
 import {
@@ -22,6 +23,7 @@ import { RedisBackend } from '../redis-backend';
 import { unavailable } from '../unavailable';
 import { resultKey } from './celery-keys';
 import { fromCeleryMeta, toCeleryMeta } from './celery-result';
+import type { CeleryWorkflow } from './celery-workflow';
 
 /** A ResultBackend in Celery's Redis result format. */
 export class CeleryBackend implements ResultBackend {
@@ -34,6 +36,7 @@ export class CeleryBackend implements ResultBackend {
     private readonly connection: RedisConnection,
     settings: BackendSettings,
     codec: Codec,
+    private readonly workflow: CeleryWorkflow,
   ) {
     this.inner = new RedisBackend(connection, settings, codec);
   }
@@ -51,6 +54,9 @@ export class CeleryBackend implements ResultBackend {
       }
       const key = resultKey(entry.record.id);
       multi.set(key, text, 'PX', Math.max(1, Math.round(entry.ttl))).publish(key, text);
+      const { record, resultJson } = entry;
+      const value = () => (resultJson === undefined ? record.result : (JSON.parse(resultJson) as unknown));
+      for (const next of this.workflow.followUps(record, value)) multi.lpush(next.list, next.payload);
     }
     await multi.exec().catch((error: unknown) => {
       throw unavailable(error, 'store Celery task results', this.connection);

@@ -38,7 +38,8 @@ import { acknowledge, epochSeconds, putBack, rescore, restoreLapsed, type HeldMe
 import { CeleryDeadLetters } from './celery-dead-letters';
 import { CeleryKeys, priorityStep, resultKey } from './celery-keys';
 import { fromCeleryPayload, toCeleryPayload } from './celery-message';
-import type { CeleryPayload } from './celery-payload';
+import type { CeleryEmbed, CeleryPayload } from './celery-payload';
+import type { CeleryWorkflow } from './celery-workflow';
 import { toCeleryMeta } from './celery-result';
 import { DueTimer } from './due-timer';
 
@@ -77,6 +78,7 @@ export class CeleryBroker implements Broker {
     settings: BrokerSettings,
     private readonly options: CeleryBrokerOptions,
     private readonly codec: Codec,
+    private readonly workflow: CeleryWorkflow,
   ) {
     this.keys = new CeleryKeys(options.keyPrefix, settings.prefix);
     this.inner = new RedisBroker(connection, settings);
@@ -323,8 +325,9 @@ export class CeleryBroker implements Broker {
     const tag = payload.properties?.delivery_tag;
     const held: HeldMessage | undefined = typeof tag === 'string' ? { tag, payload, queue } : undefined;
     let message: TaskMessage;
+    let taken: CeleryEmbed | undefined;
     try {
-      message = fromCeleryPayload(this.codec, payload, queue);
+      message = fromCeleryPayload(this.codec, payload, queue, (embed) => (taken = embed));
     } catch (error) {
       const id = typeof payload.headers?.id === 'string' ? payload.headers.id : 'unknown';
       await this.dead.add({ id, queue, reason: (error as Error).message, held, raw });
@@ -332,6 +335,7 @@ export class CeleryBroker implements Broker {
       return undefined;
     }
     if (held) this.held.set(message.id, held);
+    if (taken) this.workflow.remember(message.id, message.rootId ?? message.id, taken);
     const redelivered = payload.headers.redelivered === true;
     const delivery: Delivery = {
       id: message.id,

@@ -89,7 +89,12 @@ export function toCeleryPayload(codec: Codec, message: TaskMessage, embed: Celer
  * @throws CeleriacError `CELERIAC_UNSUPPORTED_CONTENT` for a body that is not JSON (pickle, YAML,
  * msgpack), `CELERIAC_INVALID_MESSAGE` for one that is not a protocol v2 task message.
  */
-export function fromCeleryPayload(codec: Codec, payload: CeleryPayload, queue: string): TaskMessage {
+export function fromCeleryPayload(
+  codec: Codec,
+  payload: CeleryPayload,
+  queue: string,
+  onEmbed?: (embed: CeleryEmbed) => void,
+): TaskMessage {
   const contentType = payload['content-type'];
   if (contentType !== JSON_CONTENT_TYPE) {
     throw new CeleriacError(
@@ -105,7 +110,8 @@ export function fromCeleryPayload(codec: Codec, payload: CeleryPayload, queue: s
       'The Celery message has no task or id header: only protocol v2 messages (Celery 4 and later) are read.',
     );
   }
-  const [args, named] = decodeBody(payload.body, properties?.body_encoding);
+  const [args, named, embed] = decodeBody(payload.body, properties?.body_encoding);
+  onEmbed?.(embed);
   const extras = headers.x_celeriac === undefined ? undefined : (codec.parse(headers.x_celeriac) as CeleriacExtras);
   const [hard, soft] = Array.isArray(headers.timelimit) ? headers.timelimit : [null, null];
   const message: TaskMessage = {

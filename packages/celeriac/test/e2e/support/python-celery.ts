@@ -93,12 +93,16 @@ export interface PythonOutcome {
 /** A task sent by Python (`app.send_task`), and what its `get()` returned or raised. */
 export interface PythonCall {
   readonly id: Promise<string>;
+  /** Every task id the call made (a chain's steps), once sent. */
+  readonly ids: Promise<string[]>;
   readonly outcome: Promise<PythonOutcome>;
 }
 
 /** What call.py sends: a task by name, with Celery's `apply_async` options. */
 export interface PythonRequest {
-  task: string;
+  task?: string;
+  /** Instead of `task`: a Celery chain of these steps. */
+  chain?: Array<{ task: string; args?: unknown[]; queue: string }>;
   args?: unknown[];
   kwargs?: Record<string, unknown>;
   options?: Record<string, unknown>;
@@ -116,11 +120,11 @@ export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall
   const lines: unknown[] = [];
   const stderr: string[] = [];
   createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
-  let gotId: (id: string) => void = () => undefined;
-  const id = new Promise<string>((resolve) => (gotId = resolve));
+  let gotIds: (ids: { id: string; ids: string[] }) => void = () => undefined;
+  const sent = new Promise<{ id: string; ids: string[] }>((resolve) => (gotIds = resolve));
   createInterface({ input: child.stdout }).on('line', (line) => {
-    const parsed = JSON.parse(line) as { id?: string };
-    if (lines.length === 0 && parsed.id) gotId(parsed.id);
+    const parsed = JSON.parse(line) as { id?: string; ids?: string[] };
+    if (lines.length === 0 && parsed.id) gotIds({ id: parsed.id, ids: parsed.ids ?? [parsed.id] });
     lines.push(parsed);
   });
   const outcome = new Promise<PythonOutcome>((resolve, reject) =>
@@ -130,8 +134,7 @@ export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall
       else reject(new Error(`call.py exited with ${code}: ${stderr.join('\n')}`));
     }),
   );
-  id.catch(() => undefined);
-  return { id, outcome };
+  return { id: sent.then((ids) => ids.id), ids: sent.then((ids) => ids.ids), outcome };
 }
 
 /** Deletes the Celery result keys of these tasks (they are not under the test's prefix). */

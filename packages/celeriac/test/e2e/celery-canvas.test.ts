@@ -1,0 +1,44 @@
+/**
+ * Workflows across languages: a Celery chain whose steps alternate between a Python Celery worker
+ * and a `celeriac worker`, each step's result the first argument of the next.
+ */
+import { join } from 'node:path';
+import { REDIS_URL } from '@celeriac/test-support';
+import { Redis } from 'ioredis';
+import { forgetResults, pythonCall, PythonWorker, type CelerySide } from './support/python-celery';
+import { useE2e } from './support/worker-process';
+
+const CELERY_APP = join(__dirname, 'fixtures/celery-app.js');
+
+describe('protocol celery: workflows across languages', () => {
+  const sent = new Set<string>();
+  const redis = new Redis(REDIS_URL);
+  let python: PythonWorker | undefined;
+  afterEach(async () => {
+    await python?.kill();
+    await forgetResults(redis, sent);
+    sent.clear();
+  });
+  afterAll(() => redis.quit());
+  const e2e = useE2e('celery-canvas');
+
+  it('a Python chain runs its steps on both sides: Python, then Celeriac, then Python again', async () => {
+    const { fixture, workers } = e2e();
+    const keyPrefix = `${fixture.prefix}:kombu:`;
+    const side: CelerySide = { keyPrefix, queue: 'py' };
+    python = new PythonWorker(side);
+    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
+    await Promise.all([python.ready(), celeriac.ready()]);
+    const call = pythonCall(side, {
+      chain: [
+        { task: 'proj.add', args: [1, 2], queue: 'py' },
+        { task: 'ts.add', args: [3], queue: 'ts' },
+        { task: 'proj.add', args: [4], queue: 'py' },
+      ],
+    });
+    for (const id of await call.ids) sent.add(id);
+    await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: 10 });
+    // The middle step ran on the celeriac worker.
+    await celeriac.waitForLog((line) => line.task === 'ts.add' && line.state === 'SUCCESS', 'the ts.add step');
+  });
+});
