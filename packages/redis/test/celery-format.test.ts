@@ -84,6 +84,18 @@ describe('Celery protocol v2 messages', () => {
     );
   });
 
+  it('refuses arguments JSON cannot carry to Python with CELERIAC_SERIALIZATION, naming where', () => {
+    expect(() => toCeleryPayload(codec, message({ args: [1, { tags: new Set(['a']) }] }))).toThrow(
+      expect.objectContaining({
+        code: 'CELERIAC_SERIALIZATION',
+        message: expect.stringContaining('[1].tags is a Set'),
+      }),
+    );
+    expect(() => toCeleryPayload(codec, message({ args: [10n] }))).toThrow(
+      expect.objectContaining({ code: 'CELERIAC_SERIALIZATION' }),
+    );
+  });
+
   it("maps priorities 0-9 to kombu's steps 0, 3, 6, 9", () => {
     expect([0, 1, 2, 3, 5, 6, 8, 9, 200, -1].map(priorityStep)).toEqual([0, 0, 0, 3, 3, 6, 6, 9, 9, 0]);
   });

@@ -46,6 +46,10 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
 function resolveProtocol(options: CeleriacOptions): Pick<ResolvedAppOptions, 'protocol' | 'celery'> {
   const protocol = options.protocol ?? APP_DEFAULTS.protocol;
   if (protocol !== 'celeriac' && protocol !== 'celery') throw invalid('protocol', protocol, "'celeriac' or 'celery'");
+  // Celery messages carry no Celeriac signature, so a worker requiring one would dead-letter them all.
+  if (protocol === 'celery' && options.secret !== undefined) {
+    throw invalid('secret', '(set)', "no secret with protocol 'celery' (Celery messages are not signed this way)");
+  }
   const celery = options.celery ?? {};
   const keyPrefix = celery.keyPrefix ?? APP_DEFAULTS.celery.keyPrefix;
   if (typeof keyPrefix !== 'string') throw invalid('celery.keyPrefix', keyPrefix, 'a string');

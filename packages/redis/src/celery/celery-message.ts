@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CeleriacError, type Codec } from '@celeriac/core';
 import { MESSAGE_VERSION, type TaskMessage } from '@celeriac/core/internal';
-import { parseKombuJson, stringifyKombuJson, withZone } from './kombu-json';
+import { assertKombuJson, parseKombuJson, stringifyKombuJson, withZone } from './kombu-json';
 import { JSON_CONTENT_TYPE, type CeleryEmbed, type CeleryPayload } from './celery-payload';
 
 const KWARGS = '__celery_kwargs__';
@@ -39,6 +39,8 @@ const ORIGIN = `celeriac@${hostname()}`;
 /** The Celery message for a Celeriac task message. */
 export function toCeleryPayload(codec: Codec, message: TaskMessage, embed: CeleryEmbed = EMPTY_EMBED): CeleryPayload {
   const { args, kwargs: named } = splitKwargs(message.args);
+  assertKombuJson(args, `the arguments of ${message.task}`);
+  assertKombuJson(named, `the keyword arguments of ${message.task}`);
   const extras: CeleriacExtras = {
     headers: message.headers,
     publishedAt: message.publishedAt,

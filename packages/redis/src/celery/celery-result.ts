@@ -5,7 +5,7 @@
  * (a built-in one when the module is `builtins`, else a class Celery makes of that name).
  */
 import { CeleriacError, type RemoteError, type TaskRecord } from '@celeriac/core';
-import { parseKombuJson, stringifyKombuJson, withZone } from './kombu-json';
+import { assertKombuJson, parseKombuJson, stringifyKombuJson, withZone } from './kombu-json';
 
 /** A Celery exception, as stored. */
 export interface CeleryException {
@@ -46,6 +46,7 @@ export function toCeleryMeta(record: TaskRecord, resultJson?: string): string {
     date_done: date,
     task_id: record.id,
   };
+  if (resultJson === undefined) assertKombuJson(meta.result, `the result of task ${record.id}`);
   if (resultJson === undefined || record.state !== 'SUCCESS') return stringifyKombuJson(meta);
   // The result is JSON text already: splice it in rather than parse and encode it again.
   const text = stringifyKombuJson({ ...meta, result: 0 });

@@ -3,6 +3,7 @@
  * and 5.2 writes them as plain strings; both are read. Values are written the 5.2 way (a Date as its
  * ISO string, bytes as UTF-8 text), which every kombu 5 reads.
  */
+import { SerializationError } from '@celeriac/core';
 
 /** Parses kombu JSON, turning type tags into JavaScript values. */
 export function parseKombuJson(text: string): unknown {
@@ -31,6 +32,36 @@ export function untag(value: unknown): unknown {
     default:
       return value;
   }
+}
+
+/**
+ * Throws a SerializationError naming the first value of `value` that JSON cannot carry to Python
+ * (a Map, a Set, a BigInt, a class instance, undefined in a list, a function): sent on, it would
+ * arrive changed or not at all.
+ */
+export function assertKombuJson(value: unknown, label: string, path = ''): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number' && Number.isFinite(value)) return;
+  if (value instanceof Date || value instanceof Uint8Array) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => assertKombuJson(item, label, `${path}[${index}]`));
+    return;
+  }
+  if (typeof value === 'object' && isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value))
+      if (item !== undefined) assertKombuJson(item, label, `${path}.${key}`);
+    return;
+  }
+  const what = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+  throw new SerializationError(
+    `${label}${path ? ` at ${path}` : ''} is a ${what}, which the Celery protocol cannot carry: it sends JSON. ` +
+      `Pass plain data (objects, arrays, strings, finite numbers, booleans, null, Dates).`,
+  );
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
 }
 
 /** Writes a value as kombu 5.2 would: Dates as ISO strings, Buffers as UTF-8 text. */
