@@ -51,6 +51,8 @@ describe('protocol celery: a worker killed mid-task on either side', () => {
     const result = app.sendTask<string>('proj.slow', [60, 'survived']);
     sent.add(result.id);
     await first.waitFor(new RegExp(`proj\\.slow\\[${result.id}\\] received`));
+    // Held by the Python worker in kombu's ack emulation: counted as active in its queue.
+    await expect(app.broker.stats(side.queue)).resolves.toMatchObject({ ready: 0, active: 1 });
     await first.kill('SIGKILL');
     await untilLapsed(side);
     await expect(app.broker.recoverLapsed([side.queue])).resolves.toEqual({ requeued: [result.id], dead: [] });

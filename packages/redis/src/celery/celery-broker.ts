@@ -247,7 +247,9 @@ export class CeleryBroker implements Broker {
     const replies = ((await pipeline.exec()) ?? []).map(([, value]) => value);
     const lengths = replies.slice(0, 4) as number[];
     const entries = (replies[4] ?? []) as string[];
-    const active = entries.filter((entry) => entry.endsWith(`,${JSON.stringify(queue)}]`)).length;
+    // kombu writes `[message, exchange, routing key]` with ", " between items, Celeriac without the space.
+    const routedHere = `,${JSON.stringify(queue)}]`;
+    const active = entries.filter((entry) => entry.replace(/,\s+(?=[^,]*\]$)/, ',').endsWith(routedHere)).length;
     return {
       ready: lengths.reduce((sum, length) => sum + length, 0),
       delayed: this.due.count((delivery) => delivery.queue === queue),
