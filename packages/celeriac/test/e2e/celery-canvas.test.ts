@@ -41,4 +41,21 @@ describe('protocol celery: workflows across languages', () => {
     // The middle step ran on the celeriac worker.
     await celeriac.waitForLog((line) => line.task === 'ts.add' && line.state === 'SUCCESS', 'the ts.add step');
   });
+
+  it('a Python group of tasks on both sides collects every result, in order', async () => {
+    const { fixture, workers } = e2e();
+    const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
+    python = new PythonWorker(side);
+    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
+    await Promise.all([python.ready(), celeriac.ready()]);
+    const call = pythonCall(side, {
+      group: [
+        { task: 'ts.add', args: [1, 1], queue: 'ts' },
+        { task: 'proj.add', args: [2, 2], queue: 'py' },
+        { task: 'ts.add', args: [3, 3], queue: 'ts' },
+      ],
+    });
+    for (const id of await call.ids) sent.add(id);
+    await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: [2, 4, 6] });
+  });
 });

@@ -103,6 +103,8 @@ export interface PythonRequest {
   task?: string;
   /** Instead of `task`: a Celery chain of these steps. */
   chain?: Array<{ task: string; args?: unknown[]; queue: string }>;
+  /** Instead of `task`: a Celery group of these tasks. */
+  group?: Array<{ task: string; args?: unknown[]; queue: string }>;
   args?: unknown[];
   kwargs?: Record<string, unknown>;
   options?: Record<string, unknown>;
