@@ -37,7 +37,7 @@ import { unavailable } from '../unavailable';
 import { acknowledge, epochSeconds, putBack, rescore, restoreLapsed, type HeldMessage } from './ack-emulation';
 import { CeleryDeadLetters } from './celery-dead-letters';
 import { CeleryKeys, priorityStep, resultKey } from './celery-keys';
-import { fromCeleryPayload, toCeleryPayload } from './celery-message';
+import { decodeBody, fromCeleryPayload, toCeleryPayload } from './celery-message';
 import type { CeleryEmbed, CeleryPayload } from './celery-payload';
 import type { CeleryWorkflow } from './celery-workflow';
 import { toCeleryMeta } from './celery-result';
@@ -148,7 +148,10 @@ export class CeleryBroker implements Broker {
     if (!held) return;
     this.held.delete(delivery.id);
     const message = options.body === undefined ? undefined : decodeMessage(this.codec, options.body);
-    const payload: CeleryPayload = message ? toCeleryPayload(this.codec, message) : structuredClone(held.payload);
+    // A retry keeps what runs after the task (a Celery chain, callbacks): the new body does not carry it.
+    const payload: CeleryPayload = message
+      ? toCeleryPayload(this.codec, message, decodeBody(held.payload.body, held.payload.properties?.body_encoding)[2])
+      : structuredClone(held.payload);
     // A delay travels as the message's eta, as Celery sends a retry: any worker may take it and waits.
     if (options.delay !== undefined && options.delay > 0) {
       payload.headers.eta = new Date(Date.now() + options.delay).toISOString();

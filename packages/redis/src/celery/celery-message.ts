@@ -10,22 +10,11 @@ import { hostname } from 'node:os';
 import { CeleriacError, type Codec } from '@celeriac/core';
 import { MESSAGE_VERSION, type TaskMessage } from '@celeriac/core/internal';
 import { assertKombuJson, parseKombuJson, stringifyKombuJson, withZone } from './kombu-json';
+import { celeryChainOf } from './celery-chain';
+import { splitKwargs } from './celery-kwargs';
 import { JSON_CONTENT_TYPE, type CeleryEmbed, type CeleryPayload } from './celery-payload';
 
-const KWARGS = '__celery_kwargs__';
-
-/**
- * Keyword arguments for a Celery task, as the last argument of a call:
- * `sendTask('proj.add', [2, kwargs({ b: 3 })])`.
- */
-export interface CeleryKwargs {
-  readonly [KWARGS]: Record<string, unknown>;
-}
-
-/** Marks `values` as the keyword arguments of a call to a Python task. */
-export function kwargs(values: Record<string, unknown>): CeleryKwargs {
-  return { [KWARGS]: values };
-}
+export { kwargs, type CeleryKwargs } from './celery-kwargs';
 
 /** What of Celeriac's message has no Celery header, carried in `x_celeriac`. */
 type CeleriacExtras = Pick<
@@ -37,7 +26,10 @@ const EMPTY_EMBED: CeleryEmbed = { callbacks: null, errbacks: null, chain: null,
 const ORIGIN = `celeriac@${hostname()}`;
 
 /** The Celery message for a Celeriac task message. */
-export function toCeleryPayload(codec: Codec, message: TaskMessage, embed: CeleryEmbed = EMPTY_EMBED): CeleryPayload {
+export function toCeleryPayload(codec: Codec, message: TaskMessage, given?: CeleryEmbed): CeleryPayload {
+  // A plain chain travels as Celery's own, so a Python worker running a step sends the next one.
+  const chain = given ? undefined : celeryChainOf(message.flow, message.queue);
+  const embed = given ?? (chain ? { ...EMPTY_EMBED, chain } : EMPTY_EMBED);
   const { args, kwargs: named } = splitKwargs(message.args);
   assertKombuJson(args, `the arguments of ${message.task}`);
   assertKombuJson(named, `the keyword arguments of ${message.task}`);
@@ -47,7 +39,7 @@ export function toCeleryPayload(codec: Codec, message: TaskMessage, embed: Celer
     ...(message.maxRetries !== undefined ? { maxRetries: message.maxRetries } : {}),
     ...(message.resultTtl !== undefined ? { resultTtl: message.resultTtl } : {}),
     ...(message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
-    ...(message.flow !== undefined ? { flow: message.flow } : {}),
+    ...(message.flow !== undefined && !chain ? { flow: message.flow } : {}),
     ...(message.dependsOn !== undefined ? { dependsOn: message.dependsOn } : {}),
     ...(message.limits !== undefined ? { limits: message.limits } : {}),
   };
@@ -166,14 +158,6 @@ export function decodeBody(
   const named = typeof decoded[1] === 'object' && decoded[1] !== null ? (decoded[1] as Record<string, unknown>) : {};
   const embed = { ...EMPTY_EMBED, ...(decoded[2] as Partial<CeleryEmbed> | undefined) };
   return [decoded[0] as unknown[], named, embed];
-}
-
-function splitKwargs(args: readonly unknown[]): { args: unknown[]; kwargs: Record<string, unknown> } {
-  const last = args[args.length - 1];
-  if (typeof last === 'object' && last !== null && KWARGS in last) {
-    return { args: args.slice(0, -1), kwargs: (last as CeleryKwargs)[KWARGS] };
-  }
-  return { args: [...args], kwargs: {} };
 }
 
 function isoOrNull(epochMs: number | undefined): string | null {
