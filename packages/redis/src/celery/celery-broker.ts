@@ -11,14 +11,9 @@
  *                                       └─ restore ◄─┘ (visibility timeout lapsed, or requeue)
  */
 import {
-  CeleriacError,
-  type BroadcastOptions,
   type Broker,
   type BrokerSettings,
   type Codec,
-  type ControlHandler,
-  type ControlReply,
-  type ControlRequest,
   type DeadLetter,
   type Delivery,
   type Envelope,
@@ -26,8 +21,6 @@ import {
   type PurgedMessage,
   type QueueStats,
   type RecoveryReport,
-  type Revocation,
-  type WorkerInfo,
 } from '@celeriac/core';
 import { decodeMessage, encodeMessage, type TaskMessage } from '@celeriac/core/internal';
 import type { RedisConnection } from '../connection';
@@ -35,6 +28,7 @@ import { RedisBroker } from '../redis-broker';
 import { runScript } from '../scripts';
 import { unavailable } from '../unavailable';
 import { acknowledge, epochSeconds, putBack, rescore, restoreLapsed, type HeldMessage } from './ack-emulation';
+import { CeleriacChannels } from './celeriac-channels';
 import { CeleryDeadLetters } from './celery-dead-letters';
 import { CeleryKeys, priorityStep, resultKey } from './celery-keys';
 import { decodeBody, fromCeleryPayload, toCeleryPayload } from './celery-message';
@@ -54,18 +48,9 @@ export interface CeleryBrokerOptions {
 /** An idle worker re-checks at least this often (kombu's own BRPOP wakes every second). */
 const MAX_BLOCK_SECONDS = 10;
 
-function pauseUnsupported(queue: string): CeleriacError {
-  return new CeleriacError(
-    'CELERIAC_INVALID_STATE',
-    `Queue ${queue} cannot be paused with protocol 'celery': Python workers would go on taking from it. Stop ` +
-      `consuming it instead (celery control cancel_consumer, or restart the workers without it).`,
-  );
-}
-
 /** A Broker that speaks Celery protocol v2 on kombu's Redis transport. */
-export class CeleryBroker implements Broker {
+export class CeleryBroker extends CeleriacChannels implements Broker {
   private readonly keys: CeleryKeys;
-  private readonly inner: RedisBroker;
   private readonly dead: CeleryDeadLetters;
   /** Messages this process holds in the ack emulation, by task id. */
   private readonly held = new Map<string, HeldMessage>();
@@ -80,8 +65,8 @@ export class CeleryBroker implements Broker {
     private readonly codec: Codec,
     private readonly workflow: CeleryWorkflow,
   ) {
+    super(new RedisBroker(connection, settings));
     this.keys = new CeleryKeys(options.keyPrefix, settings.prefix);
-    this.inner = new RedisBroker(connection, settings);
     this.dead = new CeleryDeadLetters(connection.client, this.keys);
   }
 
@@ -191,55 +176,6 @@ export class CeleryBroker implements Broker {
 
   discardDead(queue: string, ids?: readonly string[]): Promise<number> {
     return this.dead.discard(queue, ids);
-  }
-
-  revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
-    return this.inner.revoke(revocation);
-  }
-
-  listRevoked(): Promise<Revocation[]> {
-    return this.inner.listRevoked();
-  }
-
-  onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
-    return this.inner.onRevoke(listener);
-  }
-
-  heartbeat(info: WorkerInfo, ttl: number): Promise<void> {
-    return this.inner.heartbeat(info, ttl);
-  }
-
-  forgetWorker(hostname: string): Promise<void> {
-    return this.inner.forgetWorker(hostname);
-  }
-
-  listWorkers(): Promise<WorkerInfo[]> {
-    return this.inner.listWorkers();
-  }
-
-  broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
-    return this.inner.broadcast(request, options);
-  }
-
-  onControl(handler: ControlHandler): Promise<() => Promise<void>> {
-    return this.inner.onControl(handler);
-  }
-
-  /** Celery's Redis transport has no paused state that Python workers would honour. */
-  pauseQueue(queue: string): Promise<void> {
-    return Promise.reject(pauseUnsupported(queue));
-  }
-
-  resumeQueue(queue: string): Promise<void> {
-    return Promise.reject(pauseUnsupported(queue));
-  }
-
-  async pausedQueues(): Promise<string[]> {
-    return [];
-  }
-
-  listQueues(): Promise<string[]> {
-    return this.inner.listQueues();
   }
 
   async stats(queue: string): Promise<QueueStats> {
