@@ -15,6 +15,7 @@ import {
   type Codec,
   type ResultBackend,
 } from '@celeriac/core';
+import { runtimeOf } from '@celeriac/core/internal';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
 import { RedisTransports } from './transports';
 
@@ -54,11 +55,17 @@ export class Celeriac extends CeleriacCore {
   }
 
   protected override createBroker(url: URL, settings: BrokerSettings): Broker {
+    if (REDIS_SCHEMES.includes(url.protocol) && this.options.protocol === 'celery') {
+      return this.redis().celeryBroker(url, settings, this.options.celery, runtimeOf(this).codec);
+    }
     if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().broker(url, settings);
     return super.createBroker(url, settings);
   }
 
   protected override createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
+    if (REDIS_SCHEMES.includes(url.protocol) && this.options.protocol === 'celery') {
+      return this.redis().celeryBackend(url, settings, this.options.celery, codec);
+    }
     if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().backend(url, settings, codec);
     return super.createBackend(url, settings, codec);
   }

@@ -140,6 +140,7 @@ export {
   type WorkerState,
 } from '@celeriac/worker';
 export { at, Beat, crontab, every, ManualClock, Scheduler } from '@celeriac/beat';
+export { kwargs, type CeleryKwargs } from '@celeriac/redis';
 export {
   createDashboard,
   type Dashboard,

@@ -68,6 +68,8 @@ const CELERIAC_VALUES = [
   'createDashboard',
   'crontab',
   'every',
+  // Keyword arguments of a call to a Python Celery task (protocol 'celery').
+  'kwargs',
   'metricsHandler',
 ];
 

@@ -36,7 +36,8 @@ export type CeleriacErrorCode =
   | 'CELERIAC_DEPENDENCY_FAILED'
   | 'CELERIAC_NO_REPLY'
   | 'CELERIAC_NO_EVENT_LOG'
-  | 'CELERIAC_NO_FAILED_REGISTRY';
+  | 'CELERIAC_NO_FAILED_REGISTRY'
+  | 'CELERIAC_UNSUPPORTED_CONTENT';
 
 /** Base class of every error Celeriac throws; branch on `code`. */
 export class CeleriacError extends Error {

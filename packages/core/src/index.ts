@@ -131,11 +131,13 @@ export type {
   ApplyOptions,
   Callbacks,
   CeleriacOptions,
+  CeleryProtocolOptions,
   Dependency,
   ErrorMatcher,
   EventOptions,
   ResolvedAppOptions,
   TaskOptions,
+  WireProtocol,
 } from './options';
 export { Signature, type SignatureData, type SignatureSender } from './signature';
 export type { BuiltInState, TaskState } from './states';

@@ -32,6 +32,15 @@ export interface CeleriacOptions {
    */
   visibilityTimeout?: Duration;
   /**
+   * The wire format on a Redis broker: Celeriac's own, or Celery's (protocol v2 on kombu's Redis
+   * transport, results in Celery's Redis result backend), so Python Celery workers and callers share
+   * tasks with this app. See docs/celery-interop.md for what crosses.
+   * @defaultValue `'celeriac'`
+   */
+  protocol?: WireProtocol;
+  /** With `protocol: 'celery'`: the kombu transport options the Python side uses. */
+  celery?: CeleryProtocolOptions;
+  /**
    * How long results and failures are kept.
    * @defaultValue `'1d'`
    */
@@ -192,12 +201,33 @@ export type Dependency = string | { readonly id: string };
 /** One callback signature (or workflow), or a list of them. */
 export type Callbacks = Composable | readonly Composable[];
 
+/** The wire formats an app can speak on a Redis broker. */
+export type WireProtocol = 'celeriac' | 'celery';
+
+/** Options of `protocol: 'celery'`, named after the kombu transport options they mirror. */
+export interface CeleryProtocolOptions {
+  /**
+   * kombu's `global_keyprefix` (broker transport option): prepended to every broker key (queues,
+   * `unacked`, bindings). Results (`celery-task-meta-<id>`) are not prefixed, as in Celery 5.2.
+   * @defaultValue `''`
+   */
+  keyPrefix?: string;
+  /**
+   * kombu's `visibility_timeout`: a task neither acknowledged nor renewed this long after delivery
+   * goes back to its queue. Use the same value as the Python side.
+   * @defaultValue `'1h'` (kombu's default)
+   */
+  visibilityTimeout?: Duration;
+}
+
 /** The app's options after defaults and parsing. */
 export interface ResolvedAppOptions {
   broker: string | Broker;
   backend: string | ResultBackend;
   prefix: string;
   visibilityTimeout: number;
+  protocol: WireProtocol;
+  celery: { keyPrefix: string; visibilityTimeout: number };
   resultTtl: number;
   defaultQueue: string;
   maxDeliveries: number;
@@ -215,6 +245,8 @@ export const APP_DEFAULTS = {
   broker: 'memory://',
   prefix: 'celeriac',
   visibilityTimeout: '30s',
+  protocol: 'celeriac',
+  celery: { keyPrefix: '', visibilityTimeout: '1h' },
   resultTtl: '1d',
   defaultQueue: 'default',
   maxDeliveries: 5,

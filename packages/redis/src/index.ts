@@ -9,3 +9,8 @@ export { corked, RedisConnection, type RedisConnectionOptions } from './connecti
 export { redactUrl } from './redact-url';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
 export { runScript, type ScriptName } from './scripts';
+export { CeleryBackend } from './celery/celery-backend';
+export { CeleryBroker, type CeleryBrokerOptions } from './celery/celery-broker';
+export { kwargs, type CeleryKwargs } from './celery/celery-message';
+export { CeleryKeys } from './celery/celery-keys';
+export { CeleryWorkflow } from './celery/celery-workflow';

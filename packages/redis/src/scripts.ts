@@ -32,7 +32,9 @@ export type ScriptName =
   | 'beatSync'
   | 'beatClaim'
   | 'beatPut'
-  | 'beatRemove';
+  | 'beatRemove'
+  | 'celeryReserve'
+  | 'celeryRestore';
 
 interface ScriptSource {
   name: ScriptName;

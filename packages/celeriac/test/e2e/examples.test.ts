@@ -34,6 +34,11 @@ describe('the examples', () => {
       'examples/quickstart/dist/main.js',
       /Redis answered PING[\s\S]*math\.add\(2, 3\) = 5/,
     ],
+    [
+      'celery-interop',
+      'examples/celery-interop/dist/main.js',
+      /proj\.add\(2, 3, z=10\) = 15[\s\S]*raised ValueError[\s\S]*= 'Hello, Ada!'[\s\S]*Both directions answered/,
+    ],
     ['dead-letters', 'examples/dead-letters/dist/main.js', /discardDead\('reports', \[id\]\) discarded 1/],
     ['canvas', 'examples/canvas/dist/main.js', /Broker: Redis at[\s\S]*chord with a failing member: ChordError/],
     ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],

@@ -29,6 +29,7 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
     backend: options.backend ?? (typeof broker === 'string' ? broker : APP_DEFAULTS.broker),
     prefix,
     visibilityTimeout,
+    ...resolveProtocol(options),
     resultTtl: resultTtlMilliseconds(options.resultTtl ?? APP_DEFAULTS.resultTtl),
     defaultQueue: options.defaultQueue ?? APP_DEFAULTS.defaultQueue,
     maxDeliveries,
@@ -40,6 +41,24 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
     failedTtl: toMilliseconds(options.failedTtl ?? APP_DEFAULTS.failedTtl, 'failedTtl'),
     failedLimit: positiveInteger('failedLimit', options.failedLimit ?? APP_DEFAULTS.failedLimit),
   };
+}
+
+function resolveProtocol(options: CeleriacOptions): Pick<ResolvedAppOptions, 'protocol' | 'celery'> {
+  const protocol = options.protocol ?? APP_DEFAULTS.protocol;
+  if (protocol !== 'celeriac' && protocol !== 'celery') throw invalid('protocol', protocol, "'celeriac' or 'celery'");
+  // Celery messages carry no Celeriac signature, so a worker requiring one would dead-letter them all.
+  if (protocol === 'celery' && options.secret !== undefined) {
+    throw invalid('secret', '(set)', "no secret with protocol 'celery' (Celery messages are not signed this way)");
+  }
+  const celery = options.celery ?? {};
+  const keyPrefix = celery.keyPrefix ?? APP_DEFAULTS.celery.keyPrefix;
+  if (typeof keyPrefix !== 'string') throw invalid('celery.keyPrefix', keyPrefix, 'a string');
+  const visibilityTimeout = toMilliseconds(
+    celery.visibilityTimeout ?? APP_DEFAULTS.celery.visibilityTimeout,
+    'celery.visibilityTimeout',
+  );
+  if (visibilityTimeout < 1000) throw invalid('celery.visibilityTimeout', celery.visibilityTimeout, 'at least 1s');
+  return { protocol, celery: { keyPrefix, visibilityTimeout } };
 }
 
 function resolveEventOptions(events: CeleriacOptions['events']): ResolvedAppOptions['events'] {

@@ -1,0 +1,36 @@
+"""The Python side of the example: a Celery app on the same Redis, speaking JSON."""
+import os
+
+from celery import Celery
+
+REDIS_URL = os.environ.get('REDIS_URL', 'redis://127.0.0.1:6379/0')
+app = Celery('proj', broker=REDIS_URL, backend=REDIS_URL)
+app.conf.update(
+    task_serializer='json',
+    result_serializer='json',
+    accept_content=['json'],
+    # The same key prefix as the TypeScript app's `celery.keyPrefix`.
+    broker_transport_options={'global_keyprefix': os.environ.get('CELERY_KEYPREFIX', '')},
+    task_default_queue='py',
+    worker_enable_remote_control=False,
+    worker_hijack_root_logger=False,
+)
+
+
+@app.task(name='proj.add')
+def add(x, y, z=0):
+    return x + y + z
+
+
+@app.task(name='proj.charge')
+def charge(amount):
+    if amount > 100:
+        raise ValueError(f'amount {amount} is over the limit')
+    return f'charged {amount}'
+
+
+if __name__ == '__main__':
+    # `python3 proj.py`: call the TypeScript task the way any Python code would.
+    greeting = app.signature('ts.greet', args=['Ada'], kwargs={'punctuation': '!'}, queue='ts').delay()
+    print(f'python: ts.greet.delay("Ada", punctuation="!") = {greeting.get(timeout=20)!r}', flush=True)
+    greeting.forget()

@@ -1,0 +1,87 @@
+/**
+ * Workflows across languages: a Celery chain whose steps alternate between a Python Celery worker
+ * and a `celeriac worker`, each step's result the first argument of the next.
+ */
+import { join } from 'node:path';
+import { chain } from 'celeriac';
+import { REDIS_URL } from '@celeriac/test-support';
+import { Redis } from 'ioredis';
+import { forgetResults, pythonCall, PythonWorker, type CelerySide } from './support/python-celery';
+import { useE2e, type WorkerProcess } from './support/worker-process';
+
+const CELERY_APP = join(__dirname, 'fixtures/celery-app.js');
+
+/** The ids of the tasks a celeriac worker ran (their results are deleted after the test). */
+function celeriacIds(worker: WorkerProcess): string[] {
+  return worker.lines.flatMap((line) => (line.state === 'SUCCESS' && typeof line.id === 'string' ? [line.id] : []));
+}
+
+describe('protocol celery: workflows across languages', () => {
+  const sent = new Set<string>();
+  const redis = new Redis(REDIS_URL);
+  let python: PythonWorker | undefined;
+  afterEach(async () => {
+    await python?.kill();
+    await forgetResults(redis, sent);
+    sent.clear();
+  });
+  afterAll(() => redis.quit());
+  const e2e = useE2e('celery-canvas');
+
+  it('a Python chain runs its steps on both sides: Python, then Celeriac, then Python again', async () => {
+    const { fixture, workers } = e2e();
+    const keyPrefix = `${fixture.prefix}:kombu:`;
+    const side: CelerySide = { keyPrefix, queue: 'py' };
+    python = new PythonWorker(side);
+    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
+    await Promise.all([python.ready(), celeriac.ready()]);
+    const call = pythonCall(side, {
+      chain: [
+        { task: 'proj.add', args: [1, 2], queue: 'py' },
+        { task: 'ts.add', args: [3], queue: 'ts' },
+        { task: 'proj.add', args: [4], queue: 'py' },
+      ],
+    });
+    for (const id of await call.ids) sent.add(id);
+    await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: 10 });
+    // The middle step ran on the celeriac worker.
+    await celeriac.waitForLog((line) => line.task === 'ts.add' && line.state === 'SUCCESS', 'the ts.add step');
+  });
+
+  it('a chain built in TypeScript runs its steps on both sides, as a Celery chain', async () => {
+    const { fixture, workers } = e2e();
+    const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
+    python = new PythonWorker(side);
+    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
+    const app = fixture.app({ protocol: 'celery', celery: { keyPrefix: side.keyPrefix }, defaultQueue: 'py' });
+    await Promise.all([python.ready(), celeriac.ready()]);
+    const step = (task: string, args: unknown[], queue: string) =>
+      app.signature({ task, args, options: { queue }, immutable: false });
+    const result = chain(
+      step('ts.add', [1, 2], 'ts'),
+      step('proj.add', [3], 'py'),
+      step('ts.add', [4], 'ts'),
+    ).applyAsync();
+    await expect(result.get({ timeout: 20_000 })).resolves.toBe(10);
+    const pythonStep = await python.waitFor(/proj\.add\[[^\]]+\] succeeded/);
+    for (const id of [...celeriacIds(celeriac), /proj\.add\[([^\]]+)\]/.exec(pythonStep)?.[1] ?? '', result.id])
+      sent.add(id);
+  });
+
+  it('a Python group of tasks on both sides collects every result, in order', async () => {
+    const { fixture, workers } = e2e();
+    const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
+    python = new PythonWorker(side);
+    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
+    await Promise.all([python.ready(), celeriac.ready()]);
+    const call = pythonCall(side, {
+      group: [
+        { task: 'ts.add', args: [1, 1], queue: 'ts' },
+        { task: 'proj.add', args: [2, 2], queue: 'py' },
+        { task: 'ts.add', args: [3, 3], queue: 'ts' },
+      ],
+    });
+    for (const id of await call.ids) sent.add(id);
+    await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: [2, 4, 6] });
+  });
+});

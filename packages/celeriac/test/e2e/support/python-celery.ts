@@ -1,0 +1,149 @@
+/**
+ * Runs the Python side of the Celery interop tests: real Celery workers (`/usr/bin/python3 -m celery
+ * worker`, Debian's python3-celery) on the test's own kombu key prefix and queue, stopped by pid, and
+ * Python callers (`fixtures/celery/call.py`) that report the id of the task they sent and its outcome.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { REDIS_URL } from '@celeriac/test-support';
+
+/** The Python that has Debian's Celery (another python3 may come first on PATH). */
+const PYTHON = '/usr/bin/python3';
+const FIXTURES = join(__dirname, '../fixtures/celery');
+
+/** Where the Python side connects: the test's kombu key prefix and queue. */
+export interface CelerySide {
+  readonly keyPrefix: string;
+  readonly queue: string;
+  /** kombu's visibility_timeout, in seconds. */
+  readonly visibility?: number;
+}
+
+function environment(side: CelerySide): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    CELERY_BROKER: REDIS_URL,
+    CELERY_KEYPREFIX: side.keyPrefix,
+    CELERY_QUEUE: side.queue,
+    CELERY_VISIBILITY: String(side.visibility ?? 3600),
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+}
+
+/** A running Python Celery worker. */
+export class PythonWorker {
+  readonly child: ChildProcess;
+  readonly log: string[] = [];
+  readonly exited: Promise<unknown>;
+  private readonly listeners = new Set<(line: string) => void>();
+
+  constructor(side: CelerySide, pool: 'solo' | 'prefork' = 'solo') {
+    const args = ['-m', 'celery', '-A', 'proj_tasks', 'worker', '--pool', pool, '--concurrency', '1'];
+    args.push('-Q', side.queue, '-n', `${side.queue}@%h`, '--without-gossip', '--without-mingle');
+    args.push('--without-heartbeat', '--loglevel', 'INFO');
+    this.child = spawn(PYTHON, args, { cwd: FIXTURES, env: environment(side), stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const stream of [this.child.stdout!, this.child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        this.log.push(line);
+        for (const listener of this.listeners) listener(line);
+      });
+    }
+    this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+  }
+
+  /** Resolves with the first log line (past or future) that matches. */
+  waitFor(pattern: RegExp): Promise<string> {
+    const seen = this.log.find((line) => pattern.test(line));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const listener = (line: string) => {
+        if (!pattern.test(line)) return;
+        this.listeners.delete(listener);
+        resolve(line);
+      };
+      this.listeners.add(listener);
+      void this.exited.then(() => {
+        if (this.listeners.delete(listener)) reject(new Error(`The Celery worker exited:\n${this.log.join('\n')}`));
+      });
+    });
+  }
+
+  /** Resolves once the worker consumes. */
+  ready(): Promise<string> {
+    return this.waitFor(/ ready\.$/);
+  }
+
+  /** Kills the worker by pid (its pool children too, for prefork) and waits for it to exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    await this.exited;
+  }
+}
+
+/** What a Python caller saw. */
+export interface PythonOutcome {
+  state: string;
+  result?: unknown;
+  exc_type?: string;
+  exc_module?: string;
+  message?: string;
+}
+
+/** A task sent by Python (`app.send_task`), and what its `get()` returned or raised. */
+export interface PythonCall {
+  readonly id: Promise<string>;
+  /** Every task id the call made (a chain's steps), once sent. */
+  readonly ids: Promise<string[]>;
+  readonly outcome: Promise<PythonOutcome>;
+}
+
+/** What call.py sends: a task by name, with Celery's `apply_async` options. */
+export interface PythonRequest {
+  task?: string;
+  /** Instead of `task`: a Celery chain of these steps. */
+  chain?: Array<{ task: string; args?: unknown[]; queue: string }>;
+  /** Instead of `task`: a Celery group of these tasks. */
+  group?: Array<{ task: string; args?: unknown[]; queue: string }>;
+  args?: unknown[];
+  kwargs?: Record<string, unknown>;
+  options?: Record<string, unknown>;
+  /** Seconds `get()` waits. */
+  timeout?: number;
+}
+
+/** Sends a task from Python to `side.queue` and waits for its outcome there. */
+export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall {
+  const child = spawn(PYTHON, ['call.py', JSON.stringify({ queue: side.queue, timeout: 20, ...request })], {
+    cwd: FIXTURES,
+    env: environment(side),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: unknown[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
+  let gotIds: (ids: { id: string; ids: string[] }) => void = () => undefined;
+  const sent = new Promise<{ id: string; ids: string[] }>((resolve) => (gotIds = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const parsed = JSON.parse(line) as { id?: string; ids?: string[] };
+    if (lines.length === 0 && parsed.id) gotIds({ id: parsed.id, ids: parsed.ids ?? [parsed.id] });
+    lines.push(parsed);
+  });
+  const outcome = new Promise<PythonOutcome>((resolve, reject) =>
+    child.once('exit', (code) => {
+      const last = lines[1] as PythonOutcome | undefined;
+      if (code === 0 && last) resolve(last);
+      else reject(new Error(`call.py exited with ${code}: ${stderr.join('\n')}`));
+    }),
+  );
+  return { id: sent.then((ids) => ids.id), ids: sent.then((ids) => ids.ids), outcome };
+}
+
+/** Deletes the Celery result keys of these tasks (they are not under the test's prefix). */
+export async function forgetResults(
+  redis: { del(...keys: string[]): Promise<number> },
+  ids: Iterable<string>,
+): Promise<void> {
+  const keys = [...ids].map((id) => `celery-task-meta-${id}`);
+  if (keys.length > 0) await redis.del(...keys);
+}
