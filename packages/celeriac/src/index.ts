@@ -79,6 +79,7 @@ export {
   type DeadLetter,
   type Delivery,
   type Dependency,
+  type Durability,
   type Duration,
   type Envelope,
   type ErrorClass,

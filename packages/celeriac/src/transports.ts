@@ -1,9 +1,10 @@
 /**
  * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://` /
- * `rediss://`. One app shares one Redis connection set per URL between its broker, its backend and
+ * `rediss://` / `redis+sentinel://`. One app shares one Redis connection set per URL between its broker, its backend and
  * its beat store.
  */
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
+import { transportUrlText } from '@celeriac/core/internal';
 import { RedisBackend, RedisBeatStore, RedisBroker, RedisConnection } from '@celeriac/redis';
 
 /** Creates Redis brokers and backends, sharing connections by URL. */
@@ -26,7 +27,8 @@ export class RedisTransports {
   }
 
   private connection(url: URL): RedisConnection {
-    const key = url.toString();
+    // A host list (Sentinel) is percent-encoded in a URL object: the connection gets it as written.
+    const key = transportUrlText(url);
     let connection = this.connections.get(key);
     if (!connection) {
       connection = new RedisConnection(key);
