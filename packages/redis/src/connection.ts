@@ -55,9 +55,7 @@ export class RedisConnection {
       ...options.redis,
     };
     // The blocking and subscriber connections are duplicates of this client: they follow the same master.
-    this.client = isSentinelUrl(url)
-      ? new Redis({ ...sentinelOptions(url), ...settings })
-      : new Redis(url, settings);
+    this.client = isSentinelUrl(url) ? new Redis({ ...sentinelOptions(url), ...settings }) : new Redis(url, settings);
     // Reported through the failing commands, which name the last one (ioredis's own error does not).
     this.client.on('error', (error: Error) => (this.lastError = error));
     this.client.on('ready', () => (this.lastError = undefined));

@@ -354,7 +354,9 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   private connectBroker(): Broker {
     const { broker } = this.options;
     this.brokerInstance ??=
-      typeof broker === 'string' ? this.transports.createBroker(parseTransportUrl(broker), this.brokerSettings()) : broker;
+      typeof broker === 'string'
+        ? this.transports.createBroker(parseTransportUrl(broker), this.brokerSettings())
+        : broker;
     return this.brokerInstance;
   }
 
