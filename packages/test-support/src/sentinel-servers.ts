@@ -24,7 +24,10 @@ const HOST = '127.0.0.1';
 const FOLDER = join(tmpdir(), 'celeriac-test-sentinel');
 const run = promisify(execFile);
 
-/** Starts the setup unless all of it answers already; resolves once failover is possible. Returns whether it started it. */
+/**
+ * Starts the setup unless all of it answers and is healthy already; resolves once a failover is
+ * possible, with whether it started the servers.
+ */
 export async function startSentinelServers(): Promise<boolean> {
   const ports = [...SENTINEL_SERVER_PORTS, ...SENTINEL_PORTS];
   const answering = await Promise.all(ports.map((port) => answers(port)));
