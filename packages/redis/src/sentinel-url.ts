@@ -29,8 +29,9 @@ export function isSentinelUrl(url: string): boolean {
 
 /**
  * The ioredis options that reach the master `url` names through its Sentinels. The clients ask a
- * Sentinel for the master on every (re)connect, check its role, and drop their connection when a
- * Sentinel announces a new master (`failoverDetector`), so they follow a failover by themselves.
+ * Sentinel for the master on every (re)connect and check its role; a connection to a master that
+ * died drops, and one to a master that became a replica is dropped at its first refused write or
+ * ended wait, so they follow a failover by themselves.
  * @throws CeleriacError `CELERIAC_INVALID_OPTION` saying what is wrong with the URL and how it is written.
  */
 export function sentinelOptions(url: string): RedisOptions {
@@ -62,7 +63,8 @@ export function sentinelOptions(url: string): RedisOptions {
     sentinelUsername: parsed.searchParams.get('sentinelUsername') ?? undefined,
     sentinelPassword: parsed.searchParams.get('sentinelPassword') ?? undefined,
     role: 'master',
-    failoverDetector: true,
+    // Not ioredis's failoverDetector: its +switch-master announcement can arrive while the client is
+    // reconnecting, and ioredis then ends the client for good (status 'end', no more retries).
     // A write that reached a demoted master, or a blocking wait its demotion ended: reconnect (to
     // the master Sentinel names now) and send it again; neither ran.
     reconnectOnError: (error) => (/^(READONLY|UNBLOCKED)/.test(error.message) ? 2 : false),

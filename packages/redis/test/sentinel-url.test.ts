@@ -23,7 +23,6 @@ describe('Sentinel URLs', () => {
       password: 's@cret',
       sentinelPassword: 'guard',
       role: 'master',
-      failoverDetector: true,
     });
     expect(options.tls).toBeUndefined();
   });

@@ -17,6 +17,7 @@ export {
   sentinelMasterPort,
   startSentinelServers,
   stopSentinelServers,
+  switchSentinelMaster,
 } from './sentinel-servers';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';

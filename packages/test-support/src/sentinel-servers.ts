@@ -75,6 +75,18 @@ export async function killSentinelMaster(): Promise<number> {
   return port;
 }
 
+/**
+ * A switchover: asks a Sentinel to fail over while the master runs (it is turned into a replica);
+ * resolves with the old master's port once the setup can fail over again.
+ */
+export async function switchSentinelMaster(): Promise<number> {
+  const port = await sentinelMasterPort();
+  await onPort(SENTINEL_PORTS[0], (client) => client.call('SENTINEL', 'FAILOVER', SENTINEL_MASTER));
+  await sentinelFailover(port);
+  await until(healthy, 'the old master to serve as a replica');
+  return port;
+}
+
 /** Resolves once the Sentinels name a master other than the one on `oldPort`; with its port. */
 export async function sentinelFailover(oldPort: number): Promise<number> {
   await until(async () => (await sentinelMasterPort().catch(() => oldPort)) !== oldPort, 'the Sentinels to fail over');
