@@ -18,6 +18,7 @@ export {
   startSentinelServers,
   stopSentinelServers,
   switchSentinelMaster,
+  untilSentinelsHealthy,
 } from './sentinel-servers';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';

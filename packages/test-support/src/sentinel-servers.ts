@@ -76,15 +76,18 @@ export async function killSentinelMaster(): Promise<number> {
 }
 
 /**
- * A switchover: asks a Sentinel to fail over while the master runs (it is turned into a replica);
- * resolves with the old master's port once the setup can fail over again.
+ * A switchover: asks a Sentinel to fail over while the master runs (Sentinel then turns it into a
+ * replica); resolves with the old master's port once the request was accepted.
  */
 export async function switchSentinelMaster(): Promise<number> {
   const port = await sentinelMasterPort();
   await onPort(SENTINEL_PORTS[0], (client) => client.call('SENTINEL', 'FAILOVER', SENTINEL_MASTER));
-  await sentinelFailover(port);
-  await until(healthy, 'the old master to serve as a replica');
   return port;
+}
+
+/** Resolves once the setup can fail over again: a master, and a replica in sync that every Sentinel sees. */
+export async function untilSentinelsHealthy(): Promise<void> {
+  await until(healthy, 'the Sentinels to see a master and a replica in sync');
 }
 
 /** Resolves once the Sentinels name a master other than the one on `oldPort`; with its port. */
@@ -99,7 +102,7 @@ export async function sentinelFailover(oldPort: number): Promise<number> {
  */
 export async function restartSentinelServer(port: number): Promise<void> {
   await startServer(port, await sentinelMasterPort());
-  await until(healthy, 'the restarted server to rejoin as a replica');
+  await untilSentinelsHealthy();
 }
 
 /** True when the Sentinels agree on a master with one replica in sync and each sees the two others. */
@@ -183,7 +186,11 @@ async function answers(port: number): Promise<boolean> {
 
 /** Runs one call on a short-lived connection that does not retry. */
 async function onPort<T>(port: number, call: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const client = new Redis({
+    ...{ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 },
+    // ioredis waits this long for the socket of a refused connection to close, which it already did.
+    disconnectTimeout: 10,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
