@@ -1,6 +1,6 @@
 import { runBeatStoreConformance } from '@celeriac/core/testing';
 import { RedisBeatStore, RedisConnection } from '@celeriac/redis';
-import { adminClient, closeAdmin, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 runBeatStoreConformance('redis', async (prefix) => {
   const store = new RedisBeatStore(new RedisConnection(REDIS_URL), prefix);
@@ -12,7 +12,7 @@ runBeatStoreConformance('redis', async (prefix) => {
       await Promise.allSettled([store.close(), peer.close()]);
       const admin = adminClient();
       await deleteKeysUnder(admin, prefix);
-      await closeAdmin(admin);
+      await admin.quit();
     },
   };
 });

@@ -1,12 +1,12 @@
 import { runBackendConformance, runBrokerConformance } from '@celeriac/core/testing';
 import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
-import { adminClient, closeAdmin, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 /** Deletes only the keys under one test's prefix. */
 async function deletePrefix(prefix: string): Promise<void> {
   const admin = adminClient();
   await deleteKeysUnder(admin, prefix);
-  await closeAdmin(admin);
+  await admin.quit();
 }
 
 runBrokerConformance('redis', async (settings) => {

@@ -5,7 +5,7 @@
 import { Codec, type StoreEntry } from '@celeriac/core';
 import { RedisBackend, RedisConnection } from '@celeriac/redis';
 import type { Redis } from 'ioredis';
-import { adminClient, closeAdmin, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 describe('RedisBackend.store', () => {
   const prefix = freshPrefix('record-store');
@@ -20,7 +20,7 @@ describe('RedisBackend.store', () => {
   afterAll(async () => {
     await backend.close();
     await deleteKeysUnder(admin, prefix);
-    await closeAdmin(admin);
+    await admin.quit();
   });
 
   const entry = (id: string, result: unknown, ttl: number): StoreEntry => ({

@@ -1,14 +1,6 @@
 /** Helpers shared by the tests of every package (private: never published). */
 export { captureLogs, type LogEntry } from './capture-logs';
-export {
-  adminClient,
-  closeAdmin,
-  deleteKeysUnder,
-  freshPrefix,
-  REDIS_URL,
-  RedisFixture,
-  untilAfter,
-} from './redis-fixture';
+export { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
 export {
   killSentinelMaster,
   restartSentinelServer,

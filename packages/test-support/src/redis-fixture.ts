@@ -29,12 +29,6 @@ export function freshPrefix(label: string): string {
   return `celeriac-test:${label}:${randomBytes(4).toString('hex')}`;
 }
 
-/** Closes an {@link adminClient} (after QUIT, a Sentinel client still holds its Sentinel connections). */
-export async function closeAdmin(client: Redis): Promise<void> {
-  await client.quit().catch(() => undefined);
-  client.disconnect();
-}
-
 /** Creates apps on one prefix and, on `cleanup()`, closes them and deletes the prefix's keys. */
 export class RedisFixture {
   readonly prefix: string;
@@ -66,7 +60,7 @@ export class RedisFixture {
   async cleanup(): Promise<void> {
     await Promise.all(this.apps.map((app) => app.close()));
     await deleteKeysUnder(this.redis(), this.prefix);
-    await closeAdmin(this.redis());
+    await this.redis().quit();
   }
 }
 

@@ -3,7 +3,7 @@
  * `CELERIAC_TEST_BROKER=memory` (the default) or `redis` (the Redis at `REDIS_URL`, a fresh key
  * prefix per test, its keys deleted afterwards).
  */
-import { adminClient, closeAdmin, deleteKeysUnder, freshPrefix, REDIS_URL } from './redis-fixture';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from './redis-fixture';
 
 /** What `CELERIAC_TEST_BROKER` may name. */
 export type TestBroker = 'memory' | 'redis';
@@ -34,7 +34,7 @@ export function testBrokerPlace(label: string): TestBrokerPlace {
       try {
         await deleteKeysUnder(admin, prefix);
       } finally {
-        await closeAdmin(admin);
+        await admin.quit();
       }
     },
   };
