@@ -35,6 +35,25 @@ const shared = {
   setupFilesAfterEnv: ['<rootDir>/packages/celeriac/test/support/jest-setup.ts'],
 } satisfies Config;
 
+/** Starts the test Sentinel setup when a project needs it (see sentinel-global-setup.ts), and stops it after. */
+const sentinelServers = {
+  globalSetup: '<rootDir>/packages/test-support/src/sentinel-global-setup.ts',
+  globalTeardown: '<rootDir>/packages/test-support/src/sentinel-global-teardown.ts',
+};
+
+/**
+ * Apps on Redis Sentinel, and a failover: a master, a replica and three Sentinels on loopback, started
+ * for this project. Left out under CELERIAC_REDIS_TOPOLOGY=sentinel, where the other Redis tests use
+ * the same servers and its failover would pull the master from under them.
+ */
+const sentinelProject = {
+  ...shared,
+  displayName: 'sentinel',
+  roots: ['<rootDir>/packages'],
+  testMatch: ['**/test/sentinel/*.test.ts'],
+  ...sentinelServers,
+};
+
 const config: Config = {
   // A global option: jest ignores it inside a project.
   testTimeout: 30_000,
@@ -42,8 +61,17 @@ const config: Config = {
   // processes they start, so two keep both cores busy and halve the suite's wall time.
   maxWorkers: 2,
   projects: [
-    // Every test; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by default).
-    { ...shared, displayName: 'all', roots: ['<rootDir>/packages'], testMatch: ['**/test/**/*.test.ts'] },
+    // Every test but the Sentinel suite; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by
+    // default). CELERIAC_REDIS_TOPOLOGY=sentinel runs the Redis tests on the test Sentinel setup instead.
+    {
+      ...shared,
+      displayName: 'all',
+      roots: ['<rootDir>/packages'],
+      testMatch: ['**/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/test/sentinel/'],
+      ...sentinelServers,
+    },
+    ...(process.env.CELERIAC_REDIS_TOPOLOGY === 'sentinel' ? [] : [sentinelProject]),
     // The behaviour suite again on Redis: the files whose app comes from `useApp` (support/app.ts).
     // The others pick their broker themselves or test no broker, so a second run would add nothing.
     {
@@ -56,6 +84,7 @@ const config: Config = {
         '/(events-redis|publish-failure|purge|signing)\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
+      ...sentinelServers,
     },
   ],
 };

@@ -1,6 +1,6 @@
 /**
  * `Celeriac`: the app users create. It adds to the core app the Redis transport (`redis://`,
- * `rediss://`; `memory://` comes from core), in-process workers, and periodic tasks (`schedule`,
+ * `rediss://`, `redis+sentinel://`; `memory://` comes from core), in-process workers, and periodic tasks (`schedule`,
  * `beat`).
  */
 import { Beat, type ScheduleEntry } from '@celeriac/beat';
@@ -15,12 +15,13 @@ import {
   type Codec,
   type ResultBackend,
 } from '@celeriac/core';
-import { runtimeOf } from '@celeriac/core/internal';
+import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
+import { SENTINEL_SCHEMES } from '@celeriac/redis';
 import { RedisTransports } from './transports';
 
 /** The Redis URL schemes. */
-const REDIS_SCHEMES = ['redis:', 'rediss:'];
+const REDIS_SCHEMES = ['redis:', 'rediss:', ...SENTINEL_SCHEMES];
 
 /** The Celeriac app: declare tasks, send them, read results, run workers, schedule periodic tasks. */
 export class Celeriac extends CeleriacCore {
@@ -84,7 +85,7 @@ export class Celeriac extends CeleriacCore {
           'not as an object.',
       );
     }
-    const url = new URL(broker);
+    const url = parseTransportUrl(broker);
     return REDIS_SCHEMES.includes(url.protocol)
       ? this.redis().beatStore(url, this.options.prefix)
       : new MemoryBeatStore();

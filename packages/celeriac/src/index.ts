@@ -81,6 +81,7 @@ export {
   type DebounceWindow,
   type Delivery,
   type Dependency,
+  type Durability,
   type Duration,
   type Envelope,
   type ErrorClass,

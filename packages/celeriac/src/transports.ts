@@ -1,9 +1,11 @@
 /**
  * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://` /
- * `rediss://`, speaking Celeriac's protocol or, with `protocol: 'celery'`, Celery's. One app shares one Redis connection set per URL between its broker, its backend and
- * its beat store.
+ * `rediss://` / `redis+sentinel://`, speaking Celeriac's protocol or, with `protocol: 'celery'`,
+ * Celery's. One app shares one Redis connection set per URL between its broker, its backend and its
+ * beat store.
  */
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
+import { transportUrlText } from '@celeriac/core/internal';
 import {
   CeleryBackend,
   CeleryBroker,
@@ -59,7 +61,8 @@ export class RedisTransports {
   }
 
   private connection(url: URL): RedisConnection {
-    const key = url.toString();
+    // A host list (Sentinel) is percent-encoded in a URL object: the connection gets it as written.
+    const key = transportUrlText(url);
     let connection = this.connections.get(key);
     if (!connection) {
       connection = new RedisConnection(key);

@@ -2,6 +2,7 @@
  * The ResultBackend interface: where task states, results and errors live until their TTL passes,
  * and how callers learn, without polling, that a task finished.
  */
+import type { ReplicationSettings } from './broker';
 import type { RemoteError } from './errors';
 import type { EventLog } from './events/event-log';
 import type { CeleriacEvent } from './events/event-types';
@@ -83,6 +84,8 @@ export interface BackendSettings {
   readonly clientId: string;
   /** Most events the event log keeps (approximately: older ones are trimmed in blocks). */
   readonly eventsMaxLength?: number;
+  /** With `durability: 'replicated'`: stored records wait for replicas; undefined: they do not. */
+  readonly replication?: ReplicationSettings;
 }
 
 /**

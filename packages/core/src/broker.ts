@@ -117,6 +117,16 @@ export interface BrokerSettings {
   readonly failedTtl?: number;
   /** Most failed tasks kept per queue. */
   readonly failedLimit?: number;
+  /** With `durability: 'replicated'`: publishes and acks wait for replicas; undefined: they do not. */
+  readonly replication?: ReplicationSettings;
+}
+
+/** What `durability: 'replicated'` asks of a write: how many replicas must hold it, and how long to wait. */
+export interface ReplicationSettings {
+  /** Replicas that must confirm a write. */
+  readonly replicas: number;
+  /** How long to wait for them, in ms, before the write fails with `CELERIAC_NOT_REPLICATED`. */
+  readonly timeout: number;
 }
 
 /**

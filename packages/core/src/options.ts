@@ -4,7 +4,7 @@
 import type { CallOptions } from './call-options';
 import type { Composable } from './canvas/composable';
 import type { ResultBackend } from './backend';
-import type { Broker } from './broker';
+import type { Broker, ReplicationSettings } from './broker';
 import type { Duration } from './duration';
 import type { FlowOptions } from './flow/flow-options';
 
@@ -91,7 +91,23 @@ export interface CeleriacOptions {
    * @defaultValue `10_000`
    */
   failedLimit?: number;
+  /**
+   * How far a write must have gone before it counts as done. `'async'`: the Redis master holds it
+   * (Redis replicates later, so a failover can lose the last writes). `'replicated'`: a sender's
+   * publish, a worker's records and its acks also wait (`WAIT 1`) until a replica holds them, and
+   * fail with `CELERIAC_NOT_REPLICATED` when none confirms within `replicationTimeout`.
+   * @defaultValue `'async'`
+   */
+  durability?: Durability;
+  /**
+   * With `durability: 'replicated'`: how long a write waits for a replica before failing.
+   * @defaultValue `'1s'`
+   */
+  replicationTimeout?: Duration;
 }
+
+/** How far a write must have gone before it counts as done (see {@link CeleriacOptions.durability}). */
+export type Durability = 'async' | 'replicated';
 
 /** Options of the event log. */
 export interface EventOptions {
@@ -238,6 +254,8 @@ export interface ResolvedAppOptions {
   events: Required<EventOptions>;
   failedTtl: number;
   failedLimit: number;
+  /** Undefined for `durability: 'async'`. */
+  replication: ReplicationSettings | undefined;
 }
 
 /** Defaults of {@link CeleriacOptions}. */
@@ -256,6 +274,8 @@ export const APP_DEFAULTS = {
   events: { enabled: false, payloads: false, payloadLimit: 1024, maxLength: 100_000 },
   failedTtl: '7d',
   failedLimit: 10_000,
+  durability: 'async',
+  replicationTimeout: '1s',
 } as const satisfies CeleriacOptions;
 
 /** Defaults of {@link TaskOptions}. */

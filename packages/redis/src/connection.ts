@@ -8,6 +8,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { BlockingClient } from './blocking-client';
 import { closeClient } from './close-client';
 import { defineScripts } from './scripts';
+import { isSentinelUrl, sentinelOptions } from './sentinel-url';
 import { Subscriber } from './subscriber';
 
 /**
@@ -38,17 +39,23 @@ export class RedisConnection {
   /** Why the last connection attempt failed (ECONNREFUSED, ...), until the next one succeeds. */
   lastError: Error | undefined;
 
+  /**
+   * @param url `redis://`, `rediss://`, or `redis+sentinel://` (see sentinel-url.ts).
+   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a Sentinel URL that cannot be used.
+   */
   constructor(
     readonly url: string,
     options: RedisConnectionOptions = {},
   ) {
-    this.client = new Redis(url, {
+    const settings: RedisOptions = {
       enableAutoPipelining: false,
       maxRetriesPerRequest: RETRIES_PER_COMMAND,
       retryStrategy: (times) => Math.min(times * 100, RETRY_DELAY_CAP),
       lazyConnect: false,
       ...options.redis,
-    });
+    };
+    // The blocking and subscriber connections are duplicates of this client: they follow the same master.
+    this.client = isSentinelUrl(url) ? new Redis({ ...sentinelOptions(url), ...settings }) : new Redis(url, settings);
     // Reported through the failing commands, which name the last one (ioredis's own error does not).
     this.client.on('error', (error: Error) => (this.lastError = error));
     this.client.on('ready', () => (this.lastError = undefined));

@@ -7,6 +7,7 @@ export { RedisBroker } from './redis-broker';
 export { RedisBeatStore } from './redis-beat-store';
 export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
 export { redactUrl } from './redact-url';
+export { SENTINEL_SCHEMES, sentinelOptions } from './sentinel-url';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
 export { runScript, type ScriptName } from './scripts';
 export { CeleryBackend } from './celery/celery-backend';

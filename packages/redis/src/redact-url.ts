@@ -1,11 +1,17 @@
 /** URLs for messages and logs, without their passwords. */
+import { parseTransportUrl } from '@celeriac/core/internal';
 
-/** The URL with its password replaced by `***`; a string that is not a URL is returned as it is. */
+/** The URL's password, written between `user:` and `@` (a valid URL percent-encodes any `@` in it). */
+const PASSWORD = /^([a-z][a-z\d+.-]*:\/\/[^:@/?#]*:)[^@/?#]*@/i;
+
+/**
+ * The URL with its password replaced by `***`, as written otherwise (a host list stays a list);
+ * a string that is not a URL is returned as it is.
+ */
 export function redactUrl(url: string): string {
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
+    if (!parseTransportUrl(url).password) return url;
+    return url.replace(PASSWORD, '$1***@');
   } catch {
     return url;
   }

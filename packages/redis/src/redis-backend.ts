@@ -23,6 +23,7 @@ import { ReplyError, type Redis } from 'ioredis';
 import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { RecentNotices } from './recent-notices';
+import { awaitReplicas } from './replication';
 import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
@@ -112,6 +113,8 @@ export class RedisBackend implements ResultBackend {
         ? noPermission(error, 'store task records and announce them on their channels')
         : error;
     });
+    // The worker acks only after this: with 'replicated', a result a failover loses was never acked.
+    await awaitReplicas(client, this.settings.replication, 'the task records');
     // Records sent to this client come back on its reply channel, in order; the others (revokes,
     // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
     for (const entry of entries) {

@@ -28,6 +28,7 @@ import { corked, type RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
 import { RedisControl } from './redis-control';
+import { awaitReplicas } from './replication';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
@@ -92,6 +93,7 @@ export class RedisBroker implements Broker {
     for (let lanes = 0; lanes < Math.min(PUBLISH_WINDOW, chunks.length); lanes += 1) calls.push(lane());
     try {
       await Promise.all(calls);
+      await awaitReplicas(this.connection.client, this.settings.replication, 'the published tasks');
     } catch (error) {
       throw unavailable(error, 'publish', this.connection);
     }
@@ -231,6 +233,8 @@ export class RedisBroker implements Broker {
         this.failed.ack(queue, items, failures as ReadonlyMap<string, Failure>),
       ),
     ]);
+    // A lost ack runs the task again; with 'replicated' a failover does not bring finished tasks back.
+    await awaitReplicas(this.connection.client, this.settings.replication, 'the acks of finished tasks');
   }
 
   listFailed(queue: string, options: { offset?: number; limit?: number } = {}): Promise<FailedTask[]> {

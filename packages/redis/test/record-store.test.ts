@@ -4,8 +4,8 @@
  */
 import { Codec, type StoreEntry } from '@celeriac/core';
 import { RedisBackend, RedisConnection } from '@celeriac/redis';
-import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
+import type { Redis } from 'ioredis';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 describe('RedisBackend.store', () => {
   const prefix = freshPrefix('record-store');
@@ -14,7 +14,7 @@ describe('RedisBackend.store', () => {
 
   beforeAll(() => {
     backend = new RedisBackend(new RedisConnection(REDIS_URL), { prefix, clientId: 'record-store' }, new Codec());
-    admin = new Redis(REDIS_URL);
+    admin = adminClient();
   });
 
   afterAll(async () => {

@@ -1,6 +1,17 @@
 /** Helpers shared by the tests of every package (private: never published). */
 export { captureLogs, type LogEntry } from './capture-logs';
-export { deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
+export { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
+export {
+  killSentinelMaster,
+  restartSentinelServer,
+  SENTINEL_URL,
+  sentinelFailover,
+  sentinelMasterPort,
+  startSentinelServers,
+  stopSentinelServers,
+  switchSentinelMaster,
+  untilSentinelsHealthy,
+} from './sentinel-servers';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';

@@ -5,9 +5,24 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Celeriac, type CeleriacOptions } from 'celeriac';
+import { sentinelOptions, SENTINEL_SCHEMES } from '@celeriac/redis';
+import { SENTINEL_URL } from './sentinel-servers';
 
-/** The Redis the tests use; `REDIS_URL` overrides it. */
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+/**
+ * The Redis the tests use: `CELERIAC_REDIS_TOPOLOGY=sentinel` picks the test Sentinel setup
+ * (sentinel-servers.ts); otherwise `REDIS_URL`, by default the single Redis on 6379.
+ */
+export const REDIS_URL =
+  process.env.CELERIAC_REDIS_TOPOLOGY === 'sentinel'
+    ? SENTINEL_URL
+    : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0');
+
+/** A plain ioredis client for a test URL (a Sentinel URL reaches the current master). */
+export function adminClient(url: string = REDIS_URL): Redis {
+  return SENTINEL_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))
+    ? new Redis(sentinelOptions(url))
+    : new Redis(url);
+}
 
 /** A fresh key prefix for one test. */
 export function freshPrefix(label: string): string {
@@ -20,20 +35,24 @@ export class RedisFixture {
   private readonly apps: Celeriac[] = [];
   private admin: Redis | undefined;
 
-  constructor(label: string) {
+  /** @param url the Redis the apps use (`REDIS_URL` unless given). */
+  constructor(
+    label: string,
+    readonly url: string = REDIS_URL,
+  ) {
     this.prefix = freshPrefix(label);
   }
 
   /** A new app on this fixture's prefix (each app has its own connections, like a separate process). */
   app(options: CeleriacOptions = {}): Celeriac {
-    const app = new Celeriac({ broker: REDIS_URL, prefix: this.prefix, ...options });
+    const app = new Celeriac({ broker: this.url, prefix: this.prefix, ...options });
     this.apps.push(app);
     return app;
   }
 
   /** A plain client for inspecting keys. */
   redis(): Redis {
-    this.admin ??= new Redis(REDIS_URL);
+    this.admin ??= adminClient(this.url);
     return this.admin;
   }
 

@@ -40,6 +40,7 @@ export function resolveAppOptions(options: CeleriacOptions): ResolvedAppOptions 
     events: resolveEventOptions(options.events),
     failedTtl: toMilliseconds(options.failedTtl ?? APP_DEFAULTS.failedTtl, 'failedTtl'),
     failedLimit: positiveInteger('failedLimit', options.failedLimit ?? APP_DEFAULTS.failedLimit),
+    replication: resolveReplication(options),
   };
 }
 
@@ -59,6 +60,16 @@ function resolveProtocol(options: CeleriacOptions): Pick<ResolvedAppOptions, 'pr
   );
   if (visibilityTimeout < 1000) throw invalid('celery.visibilityTimeout', celery.visibilityTimeout, 'at least 1s');
   return { protocol, celery: { keyPrefix, visibilityTimeout } };
+}
+
+function resolveReplication(options: CeleriacOptions): ResolvedAppOptions['replication'] {
+  const durability = options.durability ?? APP_DEFAULTS.durability;
+  if (durability !== 'async' && durability !== 'replicated') {
+    throw invalid('durability', durability, "'async' or 'replicated'");
+  }
+  const timeout = toMilliseconds(options.replicationTimeout ?? APP_DEFAULTS.replicationTimeout, 'replicationTimeout');
+  if (timeout < 1) throw invalid('replicationTimeout', options.replicationTimeout, 'at least 1ms');
+  return durability === 'replicated' ? { replicas: 1, timeout } : undefined;
 }
 
 function resolveEventOptions(events: CeleriacOptions['events']): ResolvedAppOptions['events'] {

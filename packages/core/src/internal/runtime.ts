@@ -29,6 +29,7 @@ import { endWhenSettled, failSpan, startSendSpan, traceRemoved } from '../tracin
 import { Publisher } from './publisher';
 import { resultTtlMilliseconds } from './resolve-options';
 import { buildRevocation } from './revocation';
+import { parseTransportUrl } from './transport-url';
 import { randomUUID } from 'node:crypto';
 
 /** How many records one store call writes when many tasks were removed at once (a purge). */
@@ -92,7 +93,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const { backend } = this.options;
     this.backendInstance ??=
       typeof backend === 'string'
-        ? this.transports.createBackend(new URL(backend), this.backendSettings(), this.codec)
+        ? this.transports.createBackend(parseTransportUrl(backend), this.backendSettings(), this.codec)
         : backend;
     return this.backendInstance;
   }
@@ -352,13 +353,14 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   }
 
   private brokerSettings(): BrokerSettings {
-    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit } =
+    const { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit, replication } =
       this.options;
-    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit };
+    return { prefix, visibilityTimeout, maxDeliveries, revokeTtl, maxMessageSize, failedTtl, failedLimit, replication };
   }
 
   private backendSettings(): BackendSettings {
-    return { prefix: this.options.prefix, clientId: this.clientId, eventsMaxLength: this.options.events.maxLength };
+    const { prefix, events, replication } = this.options;
+    return { prefix, clientId: this.clientId, eventsMaxLength: events.maxLength, replication };
   }
 
   private async closeAll(): Promise<void> {
@@ -376,14 +378,16 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   private connectBroker(): Broker {
     const { broker } = this.options;
     this.brokerInstance ??=
-      typeof broker === 'string' ? this.transports.createBroker(new URL(broker), this.brokerSettings()) : broker;
+      typeof broker === 'string'
+        ? this.transports.createBroker(parseTransportUrl(broker), this.brokerSettings())
+        : broker;
     return this.brokerInstance;
   }
 
   private checkUrl(target: string, what: 'broker' | 'backend'): void {
     let url: URL;
     try {
-      url = new URL(target);
+      url = parseTransportUrl(target);
     } catch {
       throw new CeleriacError(
         'CELERIAC_UNSUPPORTED_URL',
