@@ -1,7 +1,7 @@
 /**
  * `Celeriac`: the app users create. It adds to the core app the Redis transport (`redis://`,
- * `rediss://`; `memory://` comes from core), in-process workers, and periodic tasks (`schedule`,
- * `beat`).
+ * `rediss://`, and Redis Cluster: `redis+cluster://`, `rediss+cluster://`; `memory://` comes from
+ * core), in-process workers, and periodic tasks (`schedule`, `beat`).
  */
 import { Beat, type ScheduleEntry } from '@celeriac/beat';
 import {
@@ -15,11 +15,12 @@ import {
   type Codec,
   type ResultBackend,
 } from '@celeriac/core';
+import { parseTransportUrl } from '@celeriac/core/internal';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
 import { RedisTransports } from './transports';
 
 /** The Redis URL schemes. */
-const REDIS_SCHEMES = ['redis:', 'rediss:'];
+const REDIS_SCHEMES = ['redis:', 'rediss:', 'redis+cluster:', 'rediss+cluster:'];
 
 /** The Celeriac app: declare tasks, send them, read results, run workers, schedule periodic tasks. */
 export class Celeriac extends CeleriacCore {
@@ -54,12 +55,14 @@ export class Celeriac extends CeleriacCore {
   }
 
   protected override createBroker(url: URL, settings: BrokerSettings): Broker {
-    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().broker(url, settings);
+    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().broker(urlText(url, this.options.broker), settings);
     return super.createBroker(url, settings);
   }
 
   protected override createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
-    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().backend(url, settings, codec);
+    if (REDIS_SCHEMES.includes(url.protocol)) {
+      return this.redis().backend(urlText(url, this.options.backend), settings, codec);
+    }
     return super.createBackend(url, settings, codec);
   }
 
@@ -77,9 +80,9 @@ export class Celeriac extends CeleriacCore {
           'not as an object.',
       );
     }
-    const url = new URL(broker);
+    const url = parseTransportUrl(broker);
     return REDIS_SCHEMES.includes(url.protocol)
-      ? this.redis().beatStore(url, this.options.prefix)
+      ? this.redis().beatStore(broker, this.options.prefix)
       : new MemoryBeatStore();
   }
 
@@ -87,4 +90,9 @@ export class Celeriac extends CeleriacCore {
     this.#redisTransports ??= new RedisTransports();
     return this.#redisTransports;
   }
+}
+
+/** The URL as the user wrote it (a cluster URL's host list is not in the parsed URL). */
+function urlText(url: URL, option: unknown): string {
+  return typeof option === 'string' ? option : url.toString();
 }

@@ -3,10 +3,13 @@
  * client, and, only when needed, blocking connections for idle workers (one per waiting worker) and a subscriber for
  * notifications. Batching is explicit (the publisher and the worker's settler gather a tick's work
  * into one script call or pipeline): ioredis's auto-pipelining would add a tick to every round trip.
+ * A `redis+cluster://` URL (or a Cluster client passed in) makes every client a cluster client.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { BlockingClient } from './blocking-client';
 import { closeClient } from './close-client';
+import { isClusterUrl, parseClusterUrl } from './cluster-url';
+import { isCluster, type RedisClient } from './redis-client';
 import { defineScripts } from './scripts';
 import { Subscriber } from './subscriber';
 
@@ -20,17 +23,29 @@ import { Subscriber } from './subscriber';
 const RETRIES_PER_COMMAND = 5;
 /** Reconnect delays: 100 ms, 200 ms, then every 250 ms (a reconnect attempt is cheap). */
 const RETRY_DELAY_CAP = 250;
+/**
+ * On a cluster, a command whose master went away is retried this many times, FAILOVER_RETRY_MS apart,
+ * while a replica is promoted: about 8 s, longer than a failover with the default node timeout takes.
+ */
+const FAILOVER_RETRIES = 32;
+const FAILOVER_RETRY_MS = 250;
 
 /** Options of a {@link RedisConnection}. */
 export interface RedisConnectionOptions {
-  /** Extra ioredis options. */
+  /** Extra ioredis options (on a cluster: of the connection to each node). */
   redis?: RedisOptions;
+  /** Extra ioredis Cluster options, for a `redis+cluster://` URL. */
+  cluster?: ClusterOptions;
 }
 
 /** The Redis clients of one app for one URL. */
 export class RedisConnection {
   /** The command client. */
-  readonly client: Redis;
+  readonly client: RedisClient;
+  /** The URL connected to (for a client passed in, a description of it), as messages name it. */
+  readonly url: string;
+  /** False for a client passed in: its owner closes it. */
+  private readonly ownsClient: boolean;
   private readonly allBlocking = new Set<BlockingClient>();
   private readonly idleBlocking: BlockingClient[] = [];
   private subscriberInstance: Subscriber | undefined;
@@ -38,17 +53,14 @@ export class RedisConnection {
   /** Why the last connection attempt failed (ECONNREFUSED, ...), until the next one succeeds. */
   lastError: Error | undefined;
 
-  constructor(
-    readonly url: string,
-    options: RedisConnectionOptions = {},
-  ) {
-    this.client = new Redis(url, {
-      enableAutoPipelining: false,
-      maxRetriesPerRequest: RETRIES_PER_COMMAND,
-      retryStrategy: (times) => Math.min(times * 100, RETRY_DELAY_CAP),
-      lazyConnect: false,
-      ...options.redis,
-    });
+  /**
+   * Connects to `target`: a `redis://`, `rediss://`, `redis+cluster://` or `rediss+cluster://` URL, or
+   * an ioredis client (Redis or Cluster) made by the caller, who keeps closing it.
+   */
+  constructor(target: string | RedisClient, options: RedisConnectionOptions = {}) {
+    this.ownsClient = typeof target === 'string';
+    this.url = typeof target === 'string' ? target : describeClient(target);
+    this.client = typeof target === 'string' ? createClient(target, options) : target;
     // Reported through the failing commands, which name the last one (ioredis's own error does not).
     this.client.on('error', (error: Error) => (this.lastError = error));
     this.client.on('ready', () => (this.lastError = undefined));
@@ -99,8 +111,37 @@ export class RedisConnection {
     if (this.users > 0) return;
     this.disconnectBlocking();
     await this.subscriberInstance?.close();
-    await closeClient(this.client);
+    if (this.ownsClient) await closeClient(this.client);
   }
+}
+
+/** The command client for a URL. */
+function createClient(url: string, options: RedisConnectionOptions): RedisClient {
+  const retryStrategy = (times: number) => Math.min(times * 100, RETRY_DELAY_CAP);
+  const redisOptions: RedisOptions = {
+    enableAutoPipelining: false,
+    maxRetriesPerRequest: RETRIES_PER_COMMAND,
+    retryStrategy,
+    lazyConnect: false,
+  };
+  if (!isClusterUrl(url)) return new Redis(url, { ...redisOptions, ...options.redis });
+  const target = parseClusterUrl(url);
+  return new Cluster(target.nodes, {
+    enableAutoPipelining: false,
+    clusterRetryStrategy: retryStrategy,
+    maxRedirections: FAILOVER_RETRIES,
+    retryDelayOnFailover: FAILOVER_RETRY_MS,
+    retryDelayOnClusterDown: FAILOVER_RETRY_MS,
+    retryDelayOnTryAgain: FAILOVER_RETRY_MS,
+    ...options.cluster,
+    redisOptions: { ...redisOptions, ...target.redisOptions, ...options.cluster?.redisOptions, ...options.redis },
+  });
+}
+
+/** Names a client passed in, for messages. */
+function describeClient(client: RedisClient): string {
+  if (isCluster(client)) return 'the Redis Cluster client passed in';
+  return `redis://${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
 }
 
 /** The part of a socket that {@link corked} uses. */
@@ -115,7 +156,7 @@ interface CorkableStream {
  * public API: where a version has no such field (or it cannot cork), commands are written as
  * ioredis writes them, one write each, and nothing else changes.
  */
-export function corkableStream(client: Redis): CorkableStream | undefined {
+export function corkableStream(client: RedisClient): CorkableStream | undefined {
   const stream = (client as unknown as { stream?: Partial<CorkableStream> }).stream;
   return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
     ? (stream as CorkableStream)
@@ -130,7 +171,7 @@ export function corkableStream(client: Redis): CorkableStream | undefined {
  * share the outermost write. Without a socket to cork ({@link corkableStream}) it just runs `send`;
  * `bench/src/corked.ts` measures what corking saves.
  */
-export function corked<T>(client: Redis, send: () => T): T {
+export function corked<T>(client: RedisClient, send: () => T): T {
   const stream = corkableStream(client);
   if (client.status !== 'ready' || !stream?.writable) return send();
   stream.cork();

@@ -7,5 +7,7 @@ export { RedisBroker } from './redis-broker';
 export { RedisBeatStore } from './redis-beat-store';
 export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
 export { redactUrl } from './redact-url';
+export { CLUSTER_SCHEMES, isClusterUrl, parseClusterUrl, type ClusterNode, type ClusterTarget } from './cluster-url';
+export { isCluster, type RedisClient } from './redis-client';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
 export { runScript, type ScriptName } from './scripts';

@@ -61,7 +61,7 @@ export class RedisEventLog implements EventLog {
     const blocking = this.connection.acquireBlocking();
     const onAbort = () => void blocking.unblock(this.connection.client);
     try {
-      await blocking.ready();
+      await blocking.ready(this.keys.events);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return [];
       const reply = await blocking.client.xread(

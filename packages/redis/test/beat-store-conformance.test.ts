@@ -1,7 +1,6 @@
-import { Redis } from 'ioredis';
 import { runBeatStoreConformance } from '@celeriac/core/testing';
 import { RedisBeatStore, RedisConnection } from '@celeriac/redis';
-import { deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 runBeatStoreConformance('redis', async (prefix) => {
   const store = new RedisBeatStore(new RedisConnection(REDIS_URL), prefix);
@@ -11,7 +10,7 @@ runBeatStoreConformance('redis', async (prefix) => {
     peer,
     cleanup: async () => {
       await Promise.allSettled([store.close(), peer.close()]);
-      const admin = new Redis(REDIS_URL);
+      const admin = adminClient();
       await deleteKeysUnder(admin, prefix);
       await admin.quit();
     },

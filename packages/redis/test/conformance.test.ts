@@ -1,11 +1,10 @@
-import { Redis } from 'ioredis';
 import { runBackendConformance, runBrokerConformance } from '@celeriac/core/testing';
 import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
-import { deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 /** Deletes only the keys under one test's prefix. */
 async function deletePrefix(prefix: string): Promise<void> {
-  const admin = new Redis(REDIS_URL);
+  const admin = adminClient();
   await deleteKeysUnder(admin, prefix);
   await admin.quit();
 }

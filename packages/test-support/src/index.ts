@@ -1,6 +1,15 @@
 /** Helpers shared by the tests of every package (private: never published). */
 export { captureLogs, type LogEntry } from './capture-logs';
-export { deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
+export {
+  adminClient,
+  deleteKeysUnder,
+  freshPrefix,
+  REDIS_URL,
+  RedisFixture,
+  redisTopology,
+  untilAfter,
+} from './redis-fixture';
+export { CLUSTER_PORTS, CLUSTER_URL, startTestCluster, stopTestCluster, type TestClusterState } from './redis-cluster';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';

@@ -3,8 +3,7 @@
  * `CELERIAC_TEST_BROKER=memory` (the default) or `redis` (the Redis at `REDIS_URL`, a fresh key
  * prefix per test, its keys deleted afterwards).
  */
-import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from './redis-fixture';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from './redis-fixture';
 
 /** What `CELERIAC_TEST_BROKER` may name. */
 export type TestBroker = 'memory' | 'redis';
@@ -31,7 +30,7 @@ export function testBrokerPlace(label: string): TestBrokerPlace {
   return {
     options: { broker: REDIS_URL, prefix },
     async cleanup() {
-      const admin = new Redis(REDIS_URL);
+      const admin = adminClient();
       try {
         await deleteKeysUnder(admin, prefix);
       } finally {

@@ -4,6 +4,7 @@
  * changes without notice. The public API is `@celeriac/core` (and `celeriac`).
  */
 export { AppRuntime, type Transports } from './runtime';
+export { parseTransportUrl } from './transport-url';
 export { attachRuntime, maybeRuntimeOf, runtimeOf } from './runtime-of';
 export type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
 export { handleOf, startCanvas } from '../canvas/composable';

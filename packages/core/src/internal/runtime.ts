@@ -27,6 +27,7 @@ import type { Span } from '@opentelemetry/api';
 import { endWhenSettled, failSpan, startSendSpan } from '../tracing/spans';
 import { Publisher } from './publisher';
 import { resultTtlMilliseconds } from './resolve-options';
+import { parseTransportUrl } from './transport-url';
 import { buildRevocation } from './revocation';
 import { randomUUID } from 'node:crypto';
 
@@ -91,7 +92,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     const { backend } = this.options;
     this.backendInstance ??=
       typeof backend === 'string'
-        ? this.transports.createBackend(new URL(backend), this.backendSettings(), this.codec)
+        ? this.transports.createBackend(parseTransportUrl(backend), this.backendSettings(), this.codec)
         : backend;
     return this.backendInstance;
   }
@@ -352,14 +353,16 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   private connectBroker(): Broker {
     const { broker } = this.options;
     this.brokerInstance ??=
-      typeof broker === 'string' ? this.transports.createBroker(new URL(broker), this.brokerSettings()) : broker;
+      typeof broker === 'string'
+        ? this.transports.createBroker(parseTransportUrl(broker), this.brokerSettings())
+        : broker;
     return this.brokerInstance;
   }
 
   private checkUrl(target: string, what: 'broker' | 'backend'): void {
     let url: URL;
     try {
-      url = new URL(target);
+      url = parseTransportUrl(target);
     } catch {
       throw new CeleriacError(
         'CELERIAC_UNSUPPORTED_URL',

@@ -1,0 +1,54 @@
+/**
+ * The two kinds of client a connection holds: one Redis node, or a Redis Cluster. Their commands are
+ * the same; what differs is that a cluster serves each key's slot from one master, so a call that
+ * spans slots is split (see key-slot.ts), notices use sharded pub/sub, and a scan visits every master.
+ */
+import { Cluster, type Redis } from 'ioredis';
+import { keySlot } from './key-slot';
+
+/** A client of one Redis node or of a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** True when `client` talks to a Redis Cluster. */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
+/**
+ * Announces `message` on `channel`: PUBLISH on one node, SPUBLISH on a cluster, where the notice
+ * stays on the shard that owns the channel's slot instead of being copied to every node.
+ */
+export function publishNotice(client: RedisClient, channel: string, message: string): Promise<unknown> {
+  return isCluster(client) ? client.spublish(channel, message) : client.publish(channel, message);
+}
+
+/** The command that announces a notice from inside a script (see {@link publishNotice}). */
+export function publishCommand(client: RedisClient): 'PUBLISH' | 'SPUBLISH' {
+  return isCluster(client) ? 'SPUBLISH' : 'PUBLISH';
+}
+
+/**
+ * The connection of `cluster` to the master serving `key`, once the cluster knows its slots. Commands
+ * the cluster sends for `key` go through this connection, so CLIENT ID on it names theirs.
+ */
+export function masterFor(cluster: Cluster, key: string): Redis | undefined {
+  const nodeKey = cluster.slots[keySlot(key)]?.[0];
+  if (nodeKey === undefined) return undefined;
+  return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === nodeKey);
+}
+
+/** Every key matching `pattern`, from every master of a cluster (SCAN sees one node's keys). */
+export async function scanKeys(client: RedisClient, pattern: string): Promise<string[]> {
+  // A cluster client knows its masters once connected.
+  if (isCluster(client) && client.status !== 'ready') await client.ping();
+  const found: string[] = [];
+  for (const node of isCluster(client) ? client.nodes('master') : [client]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}

@@ -1,0 +1,2 @@
+/** Jest global setup (see cluster-global-setup.ts). */
+export { setup as default } from '../cluster-global-setup';
