@@ -13,6 +13,10 @@ const swc = [
   },
 ];
 
+/** Start and stop the local test cluster when a run needs it (packages/test-support/src/redis-cluster.ts). */
+const CLUSTER_SETUP = '<rootDir>/packages/test-support/src/jest/cluster-setup.ts';
+const CLUSTER_TEARDOWN = '<rootDir>/packages/test-support/src/jest/cluster-teardown.ts';
+
 /** What every project shares. */
 const shared = {
   testEnvironment: 'node',
@@ -42,8 +46,32 @@ const config: Config = {
   // processes they start, so two keep both cores busy and halve the suite's wall time.
   maxWorkers: 2,
   projects: [
-    // Every test; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by default).
-    { ...shared, displayName: 'all', roots: ['<rootDir>/packages'], testMatch: ['**/test/**/*.test.ts'] },
+    // Every test; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by default), on the
+    // Redis topology CELERIAC_REDIS_TOPOLOGY names (`single` by default; `cluster` starts the test cluster).
+    {
+      ...shared,
+      displayName: 'all',
+      roots: ['<rootDir>/packages'],
+      testMatch: ['**/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/test/cluster/'],
+      globalSetup: CLUSTER_SETUP,
+      globalTeardown: CLUSTER_TEARDOWN,
+    },
+    // The Redis suites again on a local Redis Cluster of 3 masters and 3 replicas (ports 7000-7005),
+    // started for this project and stopped at the end: conformance, a worker run, a chord of 1,000.
+    {
+      ...shared,
+      displayName: 'cluster',
+      roots: ['<rootDir>/packages'],
+      testMatch: [
+        '<rootDir>/packages/redis/test/conformance.test.ts',
+        '<rootDir>/packages/redis/test/beat-store-conformance.test.ts',
+        '**/test/cluster/*.test.ts',
+      ],
+      setupFiles: ['<rootDir>/packages/test-support/src/use-redis-cluster.ts'],
+      globalSetup: CLUSTER_SETUP,
+      globalTeardown: CLUSTER_TEARDOWN,
+    },
     // The behaviour suite again on Redis: the files whose app comes from `useApp` (support/app.ts).
     // The others pick their broker themselves or test no broker, so a second run would add nothing.
     {
@@ -56,6 +84,8 @@ const config: Config = {
         '/(events-redis|publish-failure|purge|signing)\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
+      globalSetup: CLUSTER_SETUP,
+      globalTeardown: CLUSTER_TEARDOWN,
     },
   ],
 };

@@ -57,13 +57,12 @@ export class BlockingClient {
   /**
    * Ends a blocked call as if it timed out, through `via`. Redis checks blocking timeouts only about
    * ten times a second, so precise wake-ups use a local timer and this instead. When the connection
-   * cannot be named (or Redis knows no such blocked client), it is dropped instead.
+   * cannot be named, it is dropped instead. (Redis answers 0 when the call had ended already.)
    */
   async unblock(via: RedisClient): Promise<void> {
     const node = isCluster(via) ? (this.key === undefined ? undefined : masterFor(via, this.key)) : via;
     if (this.id === undefined || node === undefined) return this.disconnect();
-    const unblocked = await node.client('UNBLOCK', this.id).catch(() => 0);
-    if (Number(unblocked) !== 1) this.disconnect();
+    await node.client('UNBLOCK', this.id).catch(() => this.disconnect());
   }
 
   /** Drops the connection now, ending any blocked call. */

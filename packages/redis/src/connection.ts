@@ -69,7 +69,9 @@ export class RedisConnection {
 
   /** A blocking connection for one wait; give it back with {@link RedisConnection.releaseBlocking}. */
   acquireBlocking(): BlockingClient {
-    const idle = this.idleBlocking.pop();
+    let idle = this.idleBlocking.pop();
+    // One dropped after it was given back (a late unblock) is not reused.
+    while (idle?.broken) idle = this.idleBlocking.pop();
     if (idle) return idle;
     const blocking = new BlockingClient(this.client);
     this.allBlocking.add(blocking);

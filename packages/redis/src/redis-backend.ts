@@ -379,9 +379,8 @@ function storeCalls(
   sets: readonly RecordSet[],
   refused: Map<string, Error>,
 ): Array<Promise<unknown>> {
-  if (isCluster(client) && sets.length > 1) {
-    return groupBySlot(sets, (set) => set.key).flatMap((group) => storeCalls(client, group, refused));
-  }
+  const groups = isCluster(client) && sets.length > 1 ? groupBySlot(sets, (set) => set.key) : [sets];
+  if (groups.length > 1) return groups.flatMap((group) => storeCalls(client, group, refused));
   if (sets.length === 1) {
     const { id, key, text, ttl } = sets[0] as RecordSet;
     return [

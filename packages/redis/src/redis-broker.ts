@@ -219,6 +219,12 @@ export class RedisBroker implements Broker {
       void blocking.unblock(this.connection.client);
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    // Ended while the connection was made ready: the listener above will not hear it.
+    if (signal.aborted) {
+      signal.removeEventListener('abort', onAbort);
+      this.connection.releaseBlocking(blocking);
+      return { score: undefined, deliveries: [] };
+    }
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
     const timer = setTimeout(
       onAbort,
