@@ -21,7 +21,7 @@ export class BlockingClient {
   broken = false;
 
   constructor(parent: RedisClient) {
-    this.client = duplicateFor(parent, false);
+    this.client = duplicateFor(parent);
     this.client.on('error', () => undefined);
     defineScripts(this.client);
     // Learn the connection's id on every (re)connect, for CLIENT UNBLOCK.
@@ -57,12 +57,21 @@ export class BlockingClient {
   /**
    * Ends a blocked call as if it timed out, through `via`. Redis checks blocking timeouts only about
    * ten times a second, so precise wake-ups use a local timer and this instead. When the connection
-   * cannot be named, it is dropped instead. (Redis answers 0 when the call had ended already.)
+   * cannot be named, it is dropped instead. Resolves false when Redis knew no such blocked call: it
+   * had ended already, or (a cluster after a failover) it waits on a master that is gone; a caller
+   * still waiting then calls {@link BlockingClient.disconnect}.
    */
-  async unblock(via: RedisClient): Promise<void> {
+  async unblock(via: RedisClient): Promise<boolean> {
     const node = isCluster(via) ? (this.key === undefined ? undefined : masterFor(via, this.key)) : via;
-    if (this.id === undefined || node === undefined) return this.disconnect();
-    await node.client('UNBLOCK', this.id).catch(() => this.disconnect());
+    if (this.id === undefined || node === undefined) {
+      this.disconnect();
+      return true;
+    }
+    const unblocked = await node.client('UNBLOCK', this.id).catch(() => {
+      this.disconnect();
+      return 1;
+    });
+    return Number(unblocked) === 1;
   }
 
   /** Drops the connection now, ending any blocked call. */
@@ -78,15 +87,11 @@ export class BlockingClient {
   }
 }
 
-/**
- * A new client like `parent` for blocking calls or subscriptions: no retry limit (a wait outlives an
- * outage); on a cluster, `sharded` subscribes with SSUBSCRIBE through a connection to each shard.
- */
-export function duplicateFor(parent: RedisClient, sharded: boolean): RedisClient {
+/** A new client like `parent` for blocking calls or subscriptions: no retry limit (a wait outlives an outage). */
+export function duplicateFor(parent: RedisClient): RedisClient {
   if (!isCluster(parent)) return parent.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null });
   return parent.duplicate(undefined, {
     enableAutoPipelining: false,
-    shardedSubscribers: sharded,
     redisOptions: { ...parent.options.redisOptions, maxRetriesPerRequest: null },
   });
 }

@@ -40,7 +40,7 @@
  *   beat:claimed      HASH   entry name -> when its slot in beat:slots was claimed (absent for a starting point)
  *   beat:entries      HASH   entry name -> JSON of an entry added at run time
  *
- * Channels (sharded pub/sub on Redis Cluster: each lives on the shard of its slot): `<prefix>:reply:<clientId>`
+ * Channels: `<prefix>:reply:<clientId>`
  * (records of tasks that client sent), `<prefix>:done` (ids of finished tasks, for waiters in other processes),
  * `<prefix>:revoke` (revocations), `<prefix>:{<prefix>}:beat:changes` (names of runtime entries added, changed or
  * removed; in beat's slot, as its scripts announce them), `<prefix>:control`

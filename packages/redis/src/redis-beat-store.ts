@@ -6,7 +6,6 @@
 import type { BeatStore, ClaimOutcome, LeaseState, SlotMark, StoredBeatEntry } from '@celeriac/core';
 import type { RedisConnection } from './connection';
 import { KeySpace, type BeatKeys } from './keys';
-import { publishCommand } from './redis-client';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -102,7 +101,7 @@ export class RedisBeatStore implements BeatStore {
     await this.script(
       'beatPut',
       [this.keys.entries],
-      [entry.name, JSON.stringify(entry), this.channel, publishCommand(this.connection.client)],
+      [entry.name, JSON.stringify(entry), this.channel],
       'store a beat entry',
     );
   }
@@ -111,7 +110,7 @@ export class RedisBeatStore implements BeatStore {
     const removed = await this.script<number>(
       'beatRemove',
       [this.keys.entries, this.keys.slots, this.keys.fingerprints, this.keys.claimed],
-      [name, this.channel, publishCommand(this.connection.client)],
+      [name, this.channel],
       'remove a beat entry',
     );
     return removed === 1;

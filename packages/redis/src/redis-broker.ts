@@ -28,7 +28,7 @@ import { corked, type RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
 import { groupBySlot } from './key-slot';
-import { isCluster, publishNotice, scanKeys } from './redis-client';
+import { isCluster, scanKeys } from './redis-client';
 import { RedisControl } from './redis-control';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
@@ -214,9 +214,14 @@ export class RedisBroker implements Broker {
     const client = blocking.client;
     // Set when this side ends the wait (signal, due time): the blocked call then ends as planned.
     let woken = false;
+    // Set once the wait ended: an unblock that found no blocked call then had nothing to end.
+    let settled = false;
     const onAbort = () => {
       woken = true;
-      void blocking.unblock(this.connection.client);
+      void blocking.unblock(this.connection.client).then((unblocked) => {
+        // No such call on the slot's master: it waits on a connection to a master that failed over.
+        if (!unblocked && !settled) blocking.disconnect();
+      });
     };
     signal.addEventListener('abort', onAbort, { once: true });
     // Ended while the connection was made ready: the listener above will not hear it.
@@ -246,7 +251,7 @@ export class RedisBroker implements Broker {
           ] as const,
       );
       reserving?.catch(() => undefined);
-      const reply = await popping;
+      const reply = await popping.finally(() => (settled = true));
       const reserved = (await reserving) ?? [''];
       const deliveries = queue === undefined ? [] : parseReserved(queue, reserved);
       if (queue !== undefined && reserved[0] !== '+') {
@@ -409,7 +414,7 @@ export class RedisBroker implements Broker {
       [this.keys.revoked, this.keys.revokedInfo],
       [revocation.id, now + this.settings.revokeTtl, payload, now],
     );
-    await publishNotice(client, this.keys.revokeChannel, payload).catch((error: unknown) => {
+    await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
       throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
     });
     const queues = await client.smembers(this.keys.queues);

@@ -1,7 +1,7 @@
 /**
  * The two kinds of client a connection holds: one Redis node, or a Redis Cluster. Their commands are
  * the same; what differs is that a cluster serves each key's slot from one master, so a call that
- * spans slots is split (see key-slot.ts), notices use sharded pub/sub, and a scan visits every master.
+ * spans slots is split (see key-slot.ts), and a scan visits every master.
  */
 import { Cluster, type Redis } from 'ioredis';
 import { keySlot } from './key-slot';
@@ -12,19 +12,6 @@ export type RedisClient = Redis | Cluster;
 /** True when `client` talks to a Redis Cluster. */
 export function isCluster(client: RedisClient): client is Cluster {
   return client instanceof Cluster;
-}
-
-/**
- * Announces `message` on `channel`: PUBLISH on one node, SPUBLISH on a cluster, where the notice
- * stays on the shard that owns the channel's slot instead of being copied to every node.
- */
-export function publishNotice(client: RedisClient, channel: string, message: string): Promise<unknown> {
-  return isCluster(client) ? client.spublish(channel, message) : client.publish(channel, message);
-}
-
-/** The command that announces a notice from inside a script (see {@link publishNotice}). */
-export function publishCommand(client: RedisClient): 'PUBLISH' | 'SPUBLISH' {
-  return isCluster(client) ? 'SPUBLISH' : 'PUBLISH';
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * One pub/sub connection shared by every listener of an app, with per-channel handlers. Messages
  * published while the connection was down are lost, so listeners hear about every reconnect and
- * can re-read what they wait for. On a cluster it uses sharded pub/sub (SSUBSCRIBE), one connection
- * to each shard whose channels are listened to (see `publishNotice`).
+ * can re-read what they wait for. On a cluster it is a cluster client, subscribed on one node: Redis
+ * Cluster forwards every PUBLISH to all nodes (see docs/redis.md for why not sharded pub/sub yet).
  */
 import { duplicateFor } from './blocking-client';
 import { closeClient } from './close-client';
@@ -14,17 +14,17 @@ type Handler = (message: string) => void;
 /** Subscribes handlers to channels over one dedicated connection. */
 export class Subscriber {
   private readonly client: RedisClient;
-  private readonly sharded: boolean;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending = new Map<string, Promise<unknown>>();
   private readonly reconnectListeners = new Set<() => void>();
   private connectedBefore = false;
 
   constructor(parent: RedisClient) {
-    this.sharded = isCluster(parent);
-    this.client = duplicateFor(parent, this.sharded);
+    this.client = duplicateFor(parent);
+    // On a cluster, a node that left (a failed master) may have taken notices published through it.
+    if (isCluster(parent)) parent.on('-node', () => this.reconnectListeners.forEach((listener) => listener()));
     this.client.on('error', () => undefined);
-    this.client.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => {
+    this.client.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
     this.client.on('ready', () => {
@@ -57,9 +57,7 @@ export class Subscriber {
       this.handlers.set(channel, set);
       this.pending.set(
         channel,
-        (this.sharded ? this.client.ssubscribe(channel) : this.client.subscribe(channel)).catch((error: unknown) =>
-          this.refused(channel, error),
-        ),
+        this.client.subscribe(channel).catch((error: unknown) => this.refused(channel, error)),
       );
     }
     set.add(handler);
@@ -69,9 +67,7 @@ export class Subscriber {
       if (!current?.delete(handler) || current.size > 0) return;
       this.handlers.delete(channel);
       this.pending.delete(channel);
-      await (this.sharded ? this.client.sunsubscribe(channel) : this.client.unsubscribe(channel)).catch(
-        () => undefined,
-      );
+      await this.client.unsubscribe(channel).catch(() => undefined);
     };
   }
 

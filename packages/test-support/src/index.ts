@@ -9,7 +9,15 @@ export {
   redisTopology,
   untilAfter,
 } from './redis-fixture';
-export { CLUSTER_PORTS, CLUSTER_URL, startTestCluster, stopTestCluster, type TestClusterState } from './redis-cluster';
+export {
+  CLUSTER_PORTS,
+  CLUSTER_URL,
+  startClusterNode,
+  startTestCluster,
+  stopTestCluster,
+  untilClusterOk,
+  type TestClusterState,
+} from './redis-cluster';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';

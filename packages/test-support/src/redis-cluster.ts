@@ -55,31 +55,7 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
 export async function startTestCluster(): Promise<TestClusterState> {
   if (await clusterOk()) return { started: false };
   const dir = mkdtempSync(join(tmpdir(), 'celeriac-cluster-'));
-  for (const port of CLUSTER_PORTS) {
-    const nodeDir = join(dir, String(port));
-    await run('mkdir', ['-p', nodeDir]);
-    await run('redis-server', [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--cluster-enabled',
-      'yes',
-      '--cluster-config-file',
-      'nodes.conf',
-      // Quick failover in the failover test; replicas of a killed master are promoted after this long.
-      '--cluster-node-timeout',
-      '2000',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--daemonize',
-      'yes',
-      '--dir',
-      nodeDir,
-    ]);
-  }
+  for (const port of CLUSTER_PORTS) await startClusterNode(port, join(dir, String(port)));
   await until(
     async () => (await Promise.all(CLUSTER_PORTS.map((port) => cli(port, 'ping')))).every(Boolean),
     10_000,
@@ -99,6 +75,40 @@ export async function startTestCluster(): Promise<TestClusterState> {
   );
   await until(clusterOk, 30_000, 'reach cluster_state:ok');
   return { started: true, dir };
+}
+
+/**
+ * Starts one node of the test cluster in `dir` (its `nodes.conf` there: a node started again in the
+ * same directory rejoins the cluster, as a replica if a failover promoted another master meanwhile).
+ */
+export async function startClusterNode(port: number, dir: string): Promise<void> {
+  await run('mkdir', ['-p', dir]);
+  await run('redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    // Quick failover in the failover test: a killed master's replica is promoted after about this long.
+    '--cluster-node-timeout',
+    '2000',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'yes',
+    '--dir',
+    dir,
+  ]);
+}
+
+/** Resolves once every node of the test cluster answers and reports cluster_state:ok. */
+export function untilClusterOk(ms = 30_000): Promise<void> {
+  return until(clusterOk, ms, 'reach cluster_state:ok');
 }
 
 /** Stops a cluster that {@link startTestCluster} started (one found running is left alone). */

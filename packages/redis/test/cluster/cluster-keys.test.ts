@@ -18,7 +18,14 @@ describe('key placement on Redis Cluster', () => {
   afterAll(() => admin.quit());
 
   it('computes the slot of a key or its hash tag as Redis does', async () => {
-    const keys = ['foo', 'celeriac:{celeriac:default}:ready', 'a{}b', '{user1000}.following', 'é{x', 'celeriac:result:1'];
+    const keys = [
+      'foo',
+      'celeriac:{celeriac:default}:ready',
+      'a{}b',
+      '{user1000}.following',
+      'é{x',
+      'celeriac:result:1',
+    ];
     for (const key of keys) expect(keySlot(key)).toBe(await admin.cluster('KEYSLOT', key));
   });
 
