@@ -33,7 +33,7 @@ describe('a Redis Cluster master failover under load', () => {
     const running = [workers.start(['-Q', queue, '-c', '20']), workers.start(['-Q', queue, '-c', '20'])];
     await Promise.all(running.map((worker) => worker.ready()));
     const sender = fixture.app();
-    const results = Array.from({ length: TASKS }, (_, i) => sender.sendTask<number>('e2e.sleep', [20], { queue }));
+    const results = Array.from({ length: TASKS }, () => sender.sendTask<number>('e2e.sleep', [20], { queue }));
     await Promise.all(results.map((result) => result.sent));
     // Kill the master once a tenth of the tasks started: the rest run across the failover.
     const startedIds = () => running.flatMap((worker) => worker.lines.filter((line) => line.state === 'STARTED'));
