@@ -25,7 +25,7 @@ import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { groupBySlot } from './key-slot';
-import { isCluster, type RedisClient } from './redis-client';
+import { isCluster, publish, type RedisClient } from './redis-client';
 import { runScript } from './scripts';
 import { isNoPermission, noPermission } from './no-permission';
 import { unavailable } from './unavailable';
@@ -102,8 +102,10 @@ export class RedisBackend implements ResultBackend {
       // Events first: whoever a notice below wakes finds them in the log already.
       ...this.events.add(events),
       ...storeCalls(client, sets, refused),
-      ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
-      ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
+      ...[...replies].map(([clientId, list]) =>
+        publish(client, this.keys.replyChannel(clientId), JSON.stringify(list)),
+      ),
+      ...(finished.length > 0 ? [publish(client, this.keys.doneChannel, JSON.stringify(finished))] : []),
     ]);
     await Promise.all(writes).catch((error: unknown) => {
       throw isNoPermission(error)

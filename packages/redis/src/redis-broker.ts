@@ -28,7 +28,7 @@ import { corked, type RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
 import { groupBySlot } from './key-slot';
-import { isCluster, scanKeys } from './redis-client';
+import { isCluster, publish, scanKeys } from './redis-client';
 import { RedisControl } from './redis-control';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
@@ -414,7 +414,7 @@ export class RedisBroker implements Broker {
       [this.keys.revoked, this.keys.revokedInfo],
       [revocation.id, now + this.settings.revokeTtl, payload, now],
     );
-    await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
+    await publish(client, this.keys.revokeChannel, payload).catch((error: unknown) => {
       throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
     });
     const queues = await client.smembers(this.keys.queues);

@@ -15,6 +15,16 @@ export function isCluster(client: RedisClient): client is Cluster {
 }
 
 /**
+ * Publishes `message` on `channel`. A cluster client sends a command without keys to any node, so
+ * two notices on one channel could overtake each other; here each channel's notices go through the
+ * master of its slot, one connection, in order (Redis Cluster forwards them to every node).
+ */
+export function publish(client: RedisClient, channel: string, message: string): Promise<unknown> {
+  const node = isCluster(client) && client.status === 'ready' ? masterFor(client, channel) : undefined;
+  return (node ?? client).publish(channel, message);
+}
+
+/**
  * The connection of `cluster` to the master serving `key`, once the cluster knows its slots. Commands
  * the cluster sends for `key` go through this connection, so CLIENT ID on it names theirs.
  */

@@ -8,6 +8,7 @@ import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest, Co
 import type { RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
 import { corked } from './connection';
+import { publish } from './redis-client';
 import { runScript } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -24,7 +25,7 @@ export class RedisControl implements ControlTransport {
   async broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
     const { client } = this.connection;
     const list = this.keys.controlReplies(request.id);
-    await client.publish(this.keys.controlChannel, JSON.stringify(request)).catch((error: unknown) => {
+    await publish(client, this.keys.controlChannel, JSON.stringify(request)).catch((error: unknown) => {
       throw unavailable(error, 'send a control request to the workers', this.connection);
     });
     const replies: ControlReply[] = [];
