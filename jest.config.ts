@@ -13,6 +13,8 @@ const swc = [
   },
 ];
 
+/** Start and stop the local test cluster when a run needs it (packages/test-support/src/redis-cluster.ts). */
+
 /** What every project shares. */
 const shared = {
   testEnvironment: 'node',
@@ -35,24 +37,17 @@ const shared = {
   setupFilesAfterEnv: ['<rootDir>/packages/celeriac/test/support/jest-setup.ts'],
 } satisfies Config;
 
-/** Starts the test Sentinel setup when a project needs it (see sentinel-global-setup.ts), and stops it after. */
-const sentinelServers = {
-  globalSetup: '<rootDir>/packages/test-support/src/sentinel-global-setup.ts',
-  globalTeardown: '<rootDir>/packages/test-support/src/sentinel-global-teardown.ts',
-};
-
 /**
- * Apps on Redis Sentinel, and a failover: a master, a replica and three Sentinels on loopback, started
- * for this project. Left out under CELERIAC_REDIS_TOPOLOGY=sentinel, where the other Redis tests use
- * the same servers and its failover would pull the master from under them.
+ * Jest global setup and teardown modules. Jest runs each module once a run, with the config of the
+ * first project it meets that names it, so each kind of server has its own (see jest/cluster-setup.ts).
  */
-const sentinelProject = {
-  ...shared,
-  displayName: 'sentinel',
-  roots: ['<rootDir>/packages'],
-  testMatch: ['**/test/sentinel/*.test.ts'],
-  ...sentinelServers,
-};
+const servers = (kind: 'topology' | 'cluster' | 'sentinel') => ({
+  globalSetup: `<rootDir>/packages/test-support/src/jest/${kind}-setup.ts`,
+  globalTeardown: `<rootDir>/packages/test-support/src/jest/${kind}-teardown.ts`,
+});
+
+/** The Redis topology the suite runs on (`CELERIAC_REDIS_TOPOLOGY`): `single` unless set. */
+const topology = process.env.CELERIAC_REDIS_TOPOLOGY ?? 'single';
 
 const config: Config = {
   // A global option: jest ignores it inside a project.
@@ -61,17 +56,45 @@ const config: Config = {
   // processes they start, so two keep both cores busy and halve the suite's wall time.
   maxWorkers: 2,
   projects: [
-    // Every test but the Sentinel suite; the behaviour suite on the broker CELERIAC_TEST_BROKER names (memory by
-    // default). CELERIAC_REDIS_TOPOLOGY=sentinel runs the Redis tests on the test Sentinel setup instead.
+    // Every test but the cluster and Sentinel suites; the behaviour suite on the broker
+    // CELERIAC_TEST_BROKER names (memory by default), on the Redis topology CELERIAC_REDIS_TOPOLOGY
+    // names (`single` by default; `cluster` and `sentinel` start the test servers).
     {
       ...shared,
       displayName: 'all',
       roots: ['<rootDir>/packages'],
       testMatch: ['**/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/test/sentinel/'],
-      ...sentinelServers,
+      testPathIgnorePatterns: ['/test/cluster/', '/test/cluster-failover/', '/test/sentinel/'],
+      ...servers('topology'),
     },
-    ...(process.env.CELERIAC_REDIS_TOPOLOGY === 'sentinel' ? [] : [sentinelProject]),
+    // The Redis suites again on a local Redis Cluster of 3 masters and 3 replicas (ports 7000-7005),
+    // started for this project and stopped at the end: conformance, a worker run, a chord of 1,000.
+    {
+      ...shared,
+      displayName: 'cluster',
+      roots: ['<rootDir>/packages'],
+      testMatch: [
+        '<rootDir>/packages/redis/test/conformance.test.ts',
+        '<rootDir>/packages/redis/test/beat-store-conformance.test.ts',
+        '**/test/cluster/*.test.ts',
+      ],
+      setupFiles: ['<rootDir>/packages/test-support/src/use-redis-cluster.ts'],
+      ...servers('cluster'),
+    },
+    // Apps on Redis Sentinel, and a failover: a master, a replica and three Sentinels on loopback,
+    // started for this project. Left out under CELERIAC_REDIS_TOPOLOGY=sentinel, where the other Redis
+    // tests use the same servers and its failover would pull the master from under them.
+    ...(topology === 'sentinel'
+      ? []
+      : [
+          {
+            ...shared,
+            displayName: 'sentinel',
+            roots: ['<rootDir>/packages'],
+            testMatch: ['**/test/sentinel/*.test.ts'],
+            ...servers('sentinel'),
+          },
+        ]),
     // The behaviour suite again on Redis: the files whose app comes from `useApp` (support/app.ts).
     // The others pick their broker themselves or test no broker, so a second run would add nothing.
     {
@@ -84,7 +107,7 @@ const config: Config = {
         '/(events-redis|publish-failure|purge|signing)\\.test\\.ts$',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
-      ...sentinelServers,
+      ...servers('topology'),
     },
   ],
 };

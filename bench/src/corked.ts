@@ -28,7 +28,7 @@ async function run(client: Redis, count: number, cork: boolean): Promise<{ wall:
 
 async function main(): Promise<void> {
   const connection = new RedisConnection(url).retain();
-  const { client } = connection;
+  const client = connection.client as Redis;
   await client.ping();
   await run(client, 2_000, true);
   await run(client, 2_000, false);

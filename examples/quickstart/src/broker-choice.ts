@@ -44,12 +44,15 @@ export async function chooseBroker(
 export function pingRedis(url: string, timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
   let target: URL;
   try {
-    target = new URL(url);
+    target = new URL(firstNode(url));
   } catch {
     return Promise.resolve({ ok: false, reason: 'REDIS_URL is not a URL' });
   }
   if (target.protocol !== 'redis:' && target.protocol !== 'rediss:') {
-    return Promise.resolve({ ok: false, reason: `unexpected scheme ${target.protocol} (use redis:// or rediss://)` });
+    return Promise.resolve({
+      ok: false,
+      reason: `unexpected scheme ${target.protocol} (use redis://, rediss:// or redis+cluster://)`,
+    });
   }
   const host = target.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
   const port = Number(target.port || 6379);
@@ -90,7 +93,18 @@ function encodeCommand(parts: string[]): string {
   return `*${parts.length}\r\n${parts.map((part) => `$${Buffer.byteLength(part)}\r\n${part}\r\n`).join('')}`;
 }
 
+/**
+ * A Redis Cluster URL (`redis+cluster://h1:7000,h2:7001`) as a `redis://` URL of its first startup
+ * node, which the probe pings; any other URL as it is.
+ */
+function firstNode(url: string): string {
+  const cluster = /^(rediss?)\+cluster:(\/\/[^,/?#]*)[^/?#]*/i.exec(url);
+  return cluster ? `${cluster[1]}:${cluster[2]}` : url;
+}
+
 function withoutCredentials(url: string): string {
+  // A cluster URL's host list is not a WHATWG URL: drop its credentials by hand.
+  if (/^rediss?\+cluster:/i.test(url)) return url.replace(/\/\/[^@/]*@/, '//');
   try {
     const parsed = new URL(url);
     parsed.username = '';

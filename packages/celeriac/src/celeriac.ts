@@ -1,7 +1,8 @@
 /**
  * `Celeriac`: the app users create. It adds to the core app the Redis transport (`redis://`,
- * `rediss://`, `redis+sentinel://`; `memory://` comes from core), in-process workers, and periodic tasks (`schedule`,
- * `beat`).
+ * `rediss://`, Redis Sentinel `redis+sentinel://` and Redis Cluster `redis+cluster://` (each also
+ * with TLS: `rediss+...`); `memory://` comes from core), in-process workers, and periodic tasks
+ * (`schedule`, `beat`).
  */
 import { Beat, type ScheduleEntry } from '@celeriac/beat';
 import {
@@ -17,11 +18,11 @@ import {
 } from '@celeriac/core';
 import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
-import { SENTINEL_SCHEMES } from '@celeriac/redis';
+import { CLUSTER_SCHEMES, SENTINEL_SCHEMES } from '@celeriac/redis';
 import { RedisTransports } from './transports';
 
 /** The Redis URL schemes. */
-const REDIS_SCHEMES = ['redis:', 'rediss:', ...SENTINEL_SCHEMES];
+const REDIS_SCHEMES = ['redis:', 'rediss:', ...SENTINEL_SCHEMES, ...CLUSTER_SCHEMES];
 
 /** The Celeriac app: declare tasks, send them, read results, run workers, schedule periodic tasks. */
 export class Celeriac extends CeleriacCore {

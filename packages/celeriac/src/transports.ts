@@ -1,8 +1,8 @@
 /**
- * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://` /
- * `rediss://` / `redis+sentinel://`, speaking Celeriac's protocol or, with `protocol: 'celery'`,
- * Celery's. One app shares one Redis connection set per URL between its broker, its backend and its
- * beat store.
+ * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://`,
+ * `redis+sentinel://` and `redis+cluster://` (each also as `rediss...`), speaking Celeriac's protocol
+ * or, with `protocol: 'celery'`, Celery's. One app shares one Redis connection set per URL between
+ * its broker, its backend and its beat store.
  */
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
 import { transportUrlText } from '@celeriac/core/internal';
@@ -61,7 +61,7 @@ export class RedisTransports {
   }
 
   private connection(url: URL): RedisConnection {
-    // A host list (Sentinel) is percent-encoded in a URL object: the connection gets it as written.
+    // A host list (Sentinel, Cluster) is percent-encoded in a URL object: the connection gets it as written.
     const key = transportUrlText(url);
     let connection = this.connections.get(key);
     if (!connection) {

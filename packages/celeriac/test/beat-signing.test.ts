@@ -54,7 +54,7 @@ describe('signed beat entries on Redis', () => {
     const signedElsewhere = fixture.app({ secret: 'wrong' });
     await signedElsewhere.beat.add('forged', { task: 'tick', schedule: every('100ms') });
     await fixture.redis().hset(entries, 'unsigned', JSON.stringify(entry('unsigned')), 'garbled', '{ not json');
-    await fixture.redis().publish(`${prefix}:beat:changes`, 'unsigned');
+    await fixture.redis().publish(`${prefix}:{${prefix}}:beat:changes`, 'unsigned');
     await allRefused.promise;
     expect(warnings.find((line) => line.includes('"unsigned"'))).toMatch(
       /Refusing the stored entry unsigned: The stored beat entry "unsigned" is not signed, but this app requires/,

@@ -3,10 +3,14 @@
  * client, and, only when needed, blocking connections for idle workers (one per waiting worker) and a subscriber for
  * notifications. Batching is explicit (the publisher and the worker's settler gather a tick's work
  * into one script call or pipeline): ioredis's auto-pipelining would add a tick to every round trip.
+ * A `redis+cluster://` URL (or a Cluster client passed in) makes every client a cluster client; with
+ * a `redis+sentinel://` URL every client asks the Sentinels for the master.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { BlockingClient } from './blocking-client';
 import { closeClient } from './close-client';
+import { isClusterUrl, parseClusterUrl } from './cluster-url';
+import { isCluster, type RedisClient } from './redis-client';
 import { defineScripts } from './scripts';
 import { isSentinelUrl, sentinelOptions } from './sentinel-url';
 import { Subscriber } from './subscriber';
@@ -21,17 +25,29 @@ import { Subscriber } from './subscriber';
 const RETRIES_PER_COMMAND = 5;
 /** Reconnect delays: 100 ms, 200 ms, then every 250 ms (a reconnect attempt is cheap). */
 const RETRY_DELAY_CAP = 250;
+/**
+ * On a cluster, a command whose master went away is retried this many times, FAILOVER_RETRY_MS apart,
+ * while a replica is promoted: about 8 s, longer than a failover with the default node timeout takes.
+ */
+const FAILOVER_RETRIES = 32;
+const FAILOVER_RETRY_MS = 250;
 
 /** Options of a {@link RedisConnection}. */
 export interface RedisConnectionOptions {
-  /** Extra ioredis options. */
+  /** Extra ioredis options (on a cluster: of the connection to each node). */
   redis?: RedisOptions;
+  /** Extra ioredis Cluster options, for a `redis+cluster://` URL. */
+  cluster?: ClusterOptions;
 }
 
 /** The Redis clients of one app for one URL. */
 export class RedisConnection {
   /** The command client. */
-  readonly client: Redis;
+  readonly client: RedisClient;
+  /** The URL connected to (for a client passed in, a description of it), as messages name it. */
+  readonly url: string;
+  /** False for a client passed in: its owner closes it. */
+  private readonly ownsClient: boolean;
   private readonly allBlocking = new Set<BlockingClient>();
   private readonly idleBlocking: BlockingClient[] = [];
   private subscriberInstance: Subscriber | undefined;
@@ -40,22 +56,15 @@ export class RedisConnection {
   lastError: Error | undefined;
 
   /**
-   * @param url `redis://`, `rediss://`, or `redis+sentinel://` (see sentinel-url.ts).
-   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a Sentinel URL that cannot be used.
+   * Connects to `target`: a `redis://`, `redis+sentinel://` (see sentinel-url.ts) or `redis+cluster://`
+   * URL (each also `rediss...`), or an ioredis client (Redis or Cluster) made by the caller, who keeps
+   * closing it.
+   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a Sentinel or Cluster URL that cannot be used.
    */
-  constructor(
-    readonly url: string,
-    options: RedisConnectionOptions = {},
-  ) {
-    const settings: RedisOptions = {
-      enableAutoPipelining: false,
-      maxRetriesPerRequest: RETRIES_PER_COMMAND,
-      retryStrategy: (times) => Math.min(times * 100, RETRY_DELAY_CAP),
-      lazyConnect: false,
-      ...options.redis,
-    };
-    // The blocking and subscriber connections are duplicates of this client: they follow the same master.
-    this.client = isSentinelUrl(url) ? new Redis({ ...sentinelOptions(url), ...settings }) : new Redis(url, settings);
+  constructor(target: string | RedisClient, options: RedisConnectionOptions = {}) {
+    this.ownsClient = typeof target === 'string';
+    this.url = typeof target === 'string' ? target : describeClient(target);
+    this.client = typeof target === 'string' ? createClient(target, options) : target;
     // Reported through the failing commands, which name the last one (ioredis's own error does not).
     this.client.on('error', (error: Error) => (this.lastError = error));
     this.client.on('ready', () => (this.lastError = undefined));
@@ -64,7 +73,9 @@ export class RedisConnection {
 
   /** A blocking connection for one wait; give it back with {@link RedisConnection.releaseBlocking}. */
   acquireBlocking(): BlockingClient {
-    const idle = this.idleBlocking.pop();
+    let idle = this.idleBlocking.pop();
+    // One dropped after it was given back (a late unblock) is not reused.
+    while (idle?.broken) idle = this.idleBlocking.pop();
     if (idle) return idle;
     const blocking = new BlockingClient(this.client);
     this.allBlocking.add(blocking);
@@ -106,8 +117,39 @@ export class RedisConnection {
     if (this.users > 0) return;
     this.disconnectBlocking();
     await this.subscriberInstance?.close();
-    await closeClient(this.client);
+    if (this.ownsClient) await closeClient(this.client);
   }
+}
+
+/** The command client for a URL. */
+function createClient(url: string, options: RedisConnectionOptions): RedisClient {
+  const retryStrategy = (times: number) => Math.min(times * 100, RETRY_DELAY_CAP);
+  const redisOptions: RedisOptions = {
+    enableAutoPipelining: false,
+    maxRetriesPerRequest: RETRIES_PER_COMMAND,
+    retryStrategy,
+    lazyConnect: false,
+  };
+  // The blocking and subscriber connections are duplicates of this client: they follow the same master.
+  if (isSentinelUrl(url)) return new Redis({ ...sentinelOptions(url), ...redisOptions, ...options.redis });
+  if (!isClusterUrl(url)) return new Redis(url, { ...redisOptions, ...options.redis });
+  const target = parseClusterUrl(url);
+  return new Cluster(target.nodes, {
+    enableAutoPipelining: false,
+    clusterRetryStrategy: retryStrategy,
+    maxRedirections: FAILOVER_RETRIES,
+    retryDelayOnFailover: FAILOVER_RETRY_MS,
+    retryDelayOnClusterDown: FAILOVER_RETRY_MS,
+    retryDelayOnTryAgain: FAILOVER_RETRY_MS,
+    ...options.cluster,
+    redisOptions: { ...redisOptions, ...target.redisOptions, ...options.cluster?.redisOptions, ...options.redis },
+  });
+}
+
+/** Names a client passed in, for messages. */
+function describeClient(client: RedisClient): string {
+  if (isCluster(client)) return 'the Redis Cluster client passed in';
+  return `redis://${client.options.host ?? '127.0.0.1'}:${client.options.port ?? 6379}`;
 }
 
 /** The part of a socket that {@link corked} uses. */
@@ -122,7 +164,7 @@ interface CorkableStream {
  * public API: where a version has no such field (or it cannot cork), commands are written as
  * ioredis writes them, one write each, and nothing else changes.
  */
-export function corkableStream(client: Redis): CorkableStream | undefined {
+export function corkableStream(client: RedisClient): CorkableStream | undefined {
   const stream = (client as unknown as { stream?: Partial<CorkableStream> }).stream;
   return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
     ? (stream as CorkableStream)
@@ -137,7 +179,7 @@ export function corkableStream(client: Redis): CorkableStream | undefined {
  * share the outermost write. Without a socket to cork ({@link corkableStream}) it just runs `send`;
  * `bench/src/corked.ts` measures what corking saves.
  */
-export function corked<T>(client: Redis, send: () => T): T {
+export function corked<T>(client: RedisClient, send: () => T): T {
   return withCorkedSocket(client, send, (stream) => stream.uncork());
 }
 
@@ -147,12 +189,12 @@ export function corked<T>(client: Redis, send: () => T): T {
  * another one, such as a sender's `task-sent` events, which go just before its publish: one system
  * call for both instead of two, and Redis still runs them in the order they were issued.
  */
-export function corkedThroughTick<T>(client: Redis, send: () => T): T {
+export function corkedThroughTick<T>(client: RedisClient, send: () => T): T {
   return withCorkedSocket(client, send, (stream) => queueMicrotask(() => stream.uncork()));
 }
 
 /** Runs `send` with the client's socket corked, then hands the socket to `uncork`. */
-function withCorkedSocket<T>(client: Redis, send: () => T, uncork: (stream: CorkableStream) => void): T {
+function withCorkedSocket<T>(client: RedisClient, send: () => T, uncork: (stream: CorkableStream) => void): T {
   const stream = corkableStream(client);
   if (client.status !== 'ready' || !stream?.writable) return send();
   stream.cork();

@@ -3,14 +3,14 @@
  * atomic with the ack), and reading and removing entries. Layout in keys.ts.
  */
 import type { BrokerSettings, Delivery, FailedTask, Failure, RemoteError } from '@celeriac/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 import { queueKeyList, type KeySpace } from './keys';
 import { runScript } from './scripts';
 
 /** The failed-task registry of one app on Redis. */
 export class RedisFailedRegistry {
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: KeySpace,
     private readonly settings: BrokerSettings,
   ) {}

@@ -8,6 +8,8 @@ export { RedisBeatStore } from './redis-beat-store';
 export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
 export { redactUrl } from './redact-url';
 export { SENTINEL_SCHEMES, sentinelOptions } from './sentinel-url';
+export { CLUSTER_SCHEMES, isClusterUrl, parseClusterUrl, type ClusterNode, type ClusterTarget } from './cluster-url';
+export { isCluster, type RedisClient } from './redis-client';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
 export { runScript, type ScriptName } from './scripts';
 export { CeleryBackend } from './celery/celery-backend';

@@ -41,9 +41,10 @@
  *   beat:claimed      HASH   entry name -> when its slot in beat:slots was claimed (absent for a starting point)
  *   beat:entries      HASH   entry name -> JSON of an entry added at run time
  *
- * Channels: `<prefix>:reply:<clientId>` (records of tasks that client sent), `<prefix>:done`
- * (ids of finished tasks, for waiters in other processes), `<prefix>:revoke` (revocations),
- * `<prefix>:beat:changes` (names of runtime entries added, changed or removed), `<prefix>:control`
+ * Channels: `<prefix>:reply:<clientId>`
+ * (records of tasks that client sent), `<prefix>:done` (ids of finished tasks, for waiters in other processes),
+ * `<prefix>:revoke` (revocations), `<prefix>:{<prefix>}:beat:changes` (names of runtime entries added, changed or
+ * removed; in beat's slot, as its scripts announce them), `<prefix>:control`
  * (control requests to workers; each reply is pushed to the LIST `<prefix>:control:reply:<request id>`,
  * which the requester pops with BLPOP and which expires on its own).
  */
@@ -143,9 +144,9 @@ export class KeySpace {
     };
   }
 
-  /** Where changes of runtime beat entries are announced. */
+  /** Where changes of runtime beat entries are announced (in the beat keys' slot: the scripts announce them). */
   get beatChannel(): string {
-    return `${this.prefix}:beat:changes`;
+    return `${this.prefix}:{${this.prefix}}:beat:changes`;
   }
 
   /** The finished-member bitmap of one group. */

@@ -19,14 +19,16 @@ import {
   type WaitOptions,
 } from '@celeriac/core';
 import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
-import { ReplyError, type Redis } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { RecentNotices } from './recent-notices';
-import { awaitReplicas } from './replication';
+import { assertReplicable, awaitReplicas } from './replication';
 import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
+import { groupBySlot } from './key-slot';
+import { isCluster, publish, type RedisClient } from './redis-client';
 import { runScript } from './scripts';
 import { isNoPermission, noPermission } from './no-permission';
 import { unavailable } from './unavailable';
@@ -53,6 +55,7 @@ export class RedisBackend implements ResultBackend {
     private readonly settings: BackendSettings,
     private readonly codec: Codec,
   ) {
+    assertReplicable(connection.client, settings.replication);
     this.keys = new KeySpace(settings.prefix);
     this.events = new RedisEventLog(connection, this.keys, settings.eventsMaxLength ?? 100_000);
     connection.retain();
@@ -105,8 +108,10 @@ export class RedisBackend implements ResultBackend {
       // Events first: whoever a notice below wakes finds them in the log already.
       ...this.events.add(events),
       ...storeCalls(client, sets, refused),
-      ...[...replies].map(([clientId, list]) => client.publish(this.keys.replyChannel(clientId), JSON.stringify(list))),
-      ...(finished.length > 0 ? [client.publish(this.keys.doneChannel, JSON.stringify(finished))] : []),
+      ...[...replies].map(([clientId, list]) =>
+        publish(client, this.keys.replyChannel(clientId), JSON.stringify(list)),
+      ),
+      ...(finished.length > 0 ? [publish(client, this.keys.doneChannel, JSON.stringify(finished))] : []),
     ]);
     await Promise.all(writes).catch((error: unknown) => {
       throw isNoPermission(error)
@@ -138,12 +143,24 @@ export class RedisBackend implements ResultBackend {
 
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
-    const texts = await this.connection.client
-      .mget(...ids.map((id) => this.keys.result(id)))
-      .catch((error: unknown) => {
-        throw unavailable(error, 'read results', this.connection);
-      });
-    return texts.map((text) => (text === null ? undefined : (this.codec.parse(text) as TaskRecord)));
+    const { client } = this.connection;
+    const keys = ids.map((id) => this.keys.result(id));
+    // A cluster keeps each record in its own slot: one MGET per slot, sent together.
+    const groups = isCluster(client) ? groupBySlot(keys, (key) => key) : [keys];
+    const texts = new Map<string, string | null>();
+    await Promise.all(
+      corked(client, () =>
+        groups.map((group) =>
+          client.mget(...group).then((found) => group.forEach((key, i) => texts.set(key, found[i] ?? null))),
+        ),
+      ),
+    ).catch((error: unknown) => {
+      throw unavailable(error, 'read results', this.connection);
+    });
+    return keys.map((key) => {
+      const text = texts.get(key);
+      return text === null || text === undefined ? undefined : (this.codec.parse(text) as TaskRecord);
+    });
   }
 
   waitFor(id: string, signal?: AbortSignal, options: WaitOptions = {}): Promise<TaskRecord> {
@@ -290,7 +307,10 @@ export class RedisBackend implements ResultBackend {
 
   async forget(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.connection.client.del(...ids.map((id) => this.keys.result(id)));
+    const { client } = this.connection;
+    const keys = ids.map((id) => this.keys.result(id));
+    const groups = isCluster(client) ? groupBySlot(keys, (key) => key) : [keys];
+    await Promise.all(groups.map((group) => client.del(...group)));
     // After the delete: a notice that was still on its way is dropped too. (Other processes keep
     // the notices they heard; see docs/redis.md.)
     for (const id of ids) this.recent.delete(id);
@@ -422,10 +442,17 @@ function checkTtl(entry: StoreEntry): void {
 
 /**
  * The calls that store `sets`: a lone record with SET, several with one script call per chunk
- * (cheaper for the client than a SET each; bench/README.md has the figures). Records Redis refuses are added to
- * `refused`; only a failure of the connection rejects.
+ * (cheaper for the client than a SET each; bench/README.md has the figures). On a cluster a script
+ * call takes the records of one slot: they are grouped by slot, a SET for a lone one, and all calls
+ * leave at once. Records Redis refuses are added to `refused`; only a failure of the connection rejects.
  */
-function storeCalls(client: Redis, sets: readonly RecordSet[], refused: Map<string, Error>): Array<Promise<unknown>> {
+function storeCalls(
+  client: RedisClient,
+  sets: readonly RecordSet[],
+  refused: Map<string, Error>,
+): Array<Promise<unknown>> {
+  const groups = isCluster(client) && sets.length > 1 ? groupBySlot(sets, (set) => set.key) : [sets];
+  if (groups.length > 1) return groups.flatMap((group) => storeCalls(client, group, refused));
   if (sets.length === 1) {
     const { id, key, text, ttl } = sets[0] as RecordSet;
     return [

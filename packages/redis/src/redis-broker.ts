@@ -27,8 +27,10 @@ import {
 import { corked, type RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace, queueKeyList } from './keys';
+import { groupBySlot } from './key-slot';
+import { isCluster, publish, scanKeys } from './redis-client';
 import { RedisControl } from './redis-control';
-import { awaitReplicas } from './replication';
+import { assertReplicable, awaitReplicas } from './replication';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
@@ -56,6 +58,7 @@ export class RedisBroker implements Broker {
     private readonly connection: RedisConnection,
     private readonly settings: BrokerSettings,
   ) {
+    assertReplicable(connection.client, settings.replication);
     this.keys = new KeySpace(settings.prefix);
     this.control = new RedisControl(connection, this.keys);
     this.failed = new RedisFailedRegistry(connection.client, this.keys, settings);
@@ -146,13 +149,52 @@ export class RedisBroker implements Broker {
     this.idleHint = undefined;
     let nextDue = hint ? hint.nextDue : await this.nextDue(queues);
     const markers = queues.map((queue) => this.keys.queue(queue).marker);
+    // On a cluster, one wait blocks on the markers of one slot: queues in other slots get waits of their own.
+    const groups = isCluster(this.connection.client) ? groupBySlot(markers, (marker) => marker) : [markers];
     for (;;) {
       if (signal.aborted || this.closed || (nextDue !== undefined && nextDue <= Date.now())) return [];
-      const woken = await this.block(markers, nextDue, signal, count > 0 ? queues[0] : undefined, count);
+      const woken =
+        groups.length === 1
+          ? await this.block(markers, nextDue, signal, count > 0 ? queues[0] : undefined, count)
+          : await this.blockEach(groups, nextDue, signal, count > 0 ? queues[0] : undefined, count);
       if (woken.deliveries.length > 0) return woken.deliveries;
       // A marker scored in the future announces a delayed message: sleep until then instead.
       if (woken.score === undefined || woken.score <= Date.now()) return [];
       nextDue = Math.min(nextDue ?? Infinity, woken.score);
+    }
+  }
+
+  /**
+   * Blocks on groups of markers (each group on one slot) at once, until one wakes; then ends the
+   * other waits. Only the group holding `queue`'s marker reserves behind its wait: whichever queue
+   * woke the worker, the caller's next reserve takes the queues in their order again.
+   */
+  private async blockEach(
+    groups: string[][],
+    nextDue: number | undefined,
+    signal: AbortSignal,
+    queue: string | undefined,
+    count: number,
+  ): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
+    const race = new AbortController();
+    const endRace = () => race.abort();
+    signal.addEventListener('abort', endRace, { once: true });
+    const first = queue === undefined ? undefined : this.keys.queue(queue).marker;
+    try {
+      const results = await Promise.all(
+        groups.map((group) =>
+          this.block(group, nextDue, race.signal, first && group.includes(first) ? queue : undefined, count).finally(
+            endRace,
+          ),
+        ),
+      );
+      const scores = results.flatMap((result) => (result.score === undefined ? [] : [result.score]));
+      return {
+        score: scores.length > 0 ? Math.min(...scores) : undefined,
+        deliveries: results.flatMap((result) => result.deliveries),
+      };
+    } finally {
+      signal.removeEventListener('abort', endRace);
     }
   }
 
@@ -169,15 +211,26 @@ export class RedisBroker implements Broker {
     count: number,
   ): Promise<{ score: number | undefined; deliveries: Delivery[] }> {
     const blocking = this.connection.acquireBlocking();
-    await blocking.ready();
+    await blocking.ready(markers[0]);
     const client = blocking.client;
     // Set when this side ends the wait (signal, due time): the blocked call then ends as planned.
     let woken = false;
+    // Set once the wait ended: an unblock that found no blocked call then had nothing to end.
+    let settled = false;
     const onAbort = () => {
       woken = true;
-      void blocking.unblock(this.connection.client);
+      void blocking.unblock(this.connection.client).then((unblocked) => {
+        // No such call on the slot's master: it waits on a connection to a master that failed over.
+        if (!unblocked && !settled) blocking.disconnect();
+      });
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    // Ended while the connection was made ready: the listener above will not hear it.
+    if (signal.aborted) {
+      signal.removeEventListener('abort', onAbort);
+      this.connection.releaseBlocking(blocking);
+      return { score: undefined, deliveries: [] };
+    }
     // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
     const timer = setTimeout(
       onAbort,
@@ -199,7 +252,7 @@ export class RedisBroker implements Broker {
           ] as const,
       );
       reserving?.catch(() => undefined);
-      const reply = await popping;
+      const reply = await popping.finally(() => (settled = true));
       const reserved = (await reserving) ?? [''];
       const deliveries = queue === undefined ? [] : parseReserved(queue, reserved);
       if (queue !== undefined && reserved[0] !== '+') {
@@ -364,7 +417,7 @@ export class RedisBroker implements Broker {
       [this.keys.revoked, this.keys.revokedInfo],
       [revocation.id, now + this.settings.revokeTtl, payload, now],
     );
-    await client.publish(this.keys.revokeChannel, payload).catch((error: unknown) => {
+    await publish(client, this.keys.revokeChannel, payload).catch((error: unknown) => {
       throw unavailable(error, `announce the revocation on channel ${this.keys.revokeChannel}`, this.connection);
     });
     const queues = await client.smembers(this.keys.queues);
@@ -420,15 +473,10 @@ export class RedisBroker implements Broker {
 
   async listWorkers(): Promise<WorkerInfo[]> {
     const { client } = this.connection;
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await client.scan(cursor, 'MATCH', this.keys.worker('*'), 'COUNT', 1000);
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
-    if (keys.length === 0) return [];
-    const infos = await client.mget(...keys);
+    const keys = await scanKeys(client, this.keys.worker('*'));
+    // Heartbeats spread over a cluster's slots: one MGET per slot.
+    const groups = isCluster(client) ? groupBySlot(keys, (key) => key) : keys.length > 0 ? [keys] : [];
+    const infos = (await Promise.all(corked(client, () => groups.map((group) => client.mget(...group))))).flat();
     return infos.flatMap((info) => (info ? [JSON.parse(info) as WorkerInfo] : []));
   }
 
@@ -496,13 +544,12 @@ export class RedisBroker implements Broker {
   }
 
   private async nextDue(queues: readonly string[]): Promise<number | undefined> {
-    const pipeline = this.connection.client.pipeline();
-    for (const queue of queues) pipeline.zrange(this.keys.queue(queue).delayed, 0, 0, 'WITHSCORES');
-    const heads = (await pipeline.exec()) ?? [];
-    const dues = heads
-      .map(([, head]) => head as string[])
-      .filter((head) => head?.length === 2)
-      .map((head) => Number(head[1]));
+    const { client } = this.connection;
+    // One command a queue, in one write (not a pipeline: the queues may be in different slots of a cluster).
+    const heads = await Promise.all(
+      corked(client, () => queues.map((queue) => client.zrange(this.keys.queue(queue).delayed, 0, 0, 'WITHSCORES'))),
+    );
+    const dues = heads.filter((head) => head.length === 2).map((head) => Number(head[1]));
     return dues.length > 0 ? Math.min(...dues) : undefined;
   }
 

@@ -7,6 +7,8 @@
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest, ControlTransport } from '@celeriac/core';
 import type { RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
+import { corked } from './connection';
+import { publish } from './redis-client';
 import { runScript } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -23,7 +25,7 @@ export class RedisControl implements ControlTransport {
   async broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
     const { client } = this.connection;
     const list = this.keys.controlReplies(request.id);
-    await client.publish(this.keys.controlChannel, JSON.stringify(request)).catch((error: unknown) => {
+    await publish(client, this.keys.controlChannel, JSON.stringify(request)).catch((error: unknown) => {
       throw unavailable(error, 'send a control request to the workers', this.connection);
     });
     const replies: ControlReply[] = [];
@@ -64,9 +66,11 @@ export class RedisControl implements ControlTransport {
 
   async pauseQueue(queue: string): Promise<void> {
     const { client } = this.connection;
-    await this.wrap(`pause queue ${queue}`, () =>
-      client.multi().sadd(this.keys.queues, queue).hset(this.keys.queue(queue).meta, 'paused', '1').exec(),
-    );
+    // Two slots on a cluster, so two commands: the mark first, then the name that lists the queue.
+    await this.wrap(`pause queue ${queue}`, async () => {
+      await client.hset(this.keys.queue(queue).meta, 'paused', '1');
+      await client.sadd(this.keys.queues, queue);
+    });
   }
 
   async resumeQueue(queue: string): Promise<void> {
@@ -77,14 +81,12 @@ export class RedisControl implements ControlTransport {
 
   async pausedQueues(queues: readonly string[]): Promise<string[]> {
     if (queues.length === 0) return [];
-    const pipeline = this.connection.client.pipeline();
-    for (const queue of queues) pipeline.hexists(this.keys.queue(queue).meta, 'paused');
-    const results = (await this.wrap('read which queues are paused', () => pipeline.exec())) ?? [];
-    return queues.filter((_, index) => {
-      const [error, value] = results[index] ?? [];
-      if (error) throw error;
-      return Number(value) === 1;
-    });
+    const { client } = this.connection;
+    // One command a queue, in one write (the queues may be in different slots of a cluster).
+    const results = await this.wrap('read which queues are paused', () =>
+      Promise.all(corked(client, () => queues.map((queue) => client.hexists(this.keys.queue(queue).meta, 'paused')))),
+    );
+    return queues.filter((_, index) => results[index] === 1);
   }
 
   listQueues(): Promise<string[]> {

@@ -60,20 +60,19 @@ export class RedisEventLog implements EventLog {
     const { signal } = options;
     if (signal?.aborted) return [];
     const blocking = this.connection.acquireBlocking();
-    const onAbort = () => void blocking.unblock(this.connection.client);
+    let settled = false;
+    const onAbort = () =>
+      void blocking.unblock(this.connection.client).then((unblocked) => {
+        // No such call on the slot's master: it waits on a connection to a master that failed over.
+        if (!unblocked && !settled) blocking.disconnect();
+      });
     try {
-      await blocking.ready();
+      await blocking.ready(this.keys.events);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return [];
-      const reply = await blocking.client.xread(
-        'COUNT',
-        options.count,
-        'BLOCK',
-        block,
-        'STREAMS',
-        this.keys.events,
-        entry,
-      );
+      const reply = await blocking.client
+        .xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry)
+        .finally(() => (settled = true));
       return expand(reply?.[0]?.[1] ?? []);
     } catch (error) {
       if (signal?.aborted) return [];

@@ -3,12 +3,13 @@
  * into the meta hash of every known queue, where the reserve script reads it (one hash slot a script).
  */
 import type { RateSetting } from '@celeriac/core';
-import type { Redis } from 'ioredis';
+import { corked } from './connection';
 import type { KeySpace } from './keys';
+import type { RedisClient } from './redis-client';
 
 /** Sets (or with undefined, clears) the rate of every scope of `task` in every known queue. */
 export async function setRateLimit(
-  client: Redis,
+  client: RedisClient,
   keys: KeySpace,
   task: string,
   rate: RateSetting | undefined,
@@ -16,21 +17,19 @@ export async function setRateLimit(
   const queues = await client.smembers(keys.queues);
   const field = `rate-limit:${task}`;
   const value = rate ? JSON.stringify({ limit: rate.limit, per: rate.per, burst: rate.burst }) : undefined;
-  const pipeline = client.pipeline();
-  if (value === undefined) pipeline.hdel(keys.rateLimits, task);
-  else pipeline.hset(keys.rateLimits, task, value);
-  for (const queue of queues) {
-    const meta = keys.queue(queue).meta;
-    if (value === undefined) pipeline.hdel(meta, field);
-    else pipeline.hset(meta, field, value);
-  }
-  const results = (await pipeline.exec()) ?? [];
-  const failed = results.find(([error]) => error);
-  if (failed?.[0]) throw failed[0];
+  // One command a hash, in one write (the queues' hashes are in different slots on a cluster).
+  await Promise.all(
+    corked(client, () =>
+      [keys.rateLimits, ...queues.map((queue) => keys.queue(queue).meta)].map((hash, index) => {
+        const name = index === 0 ? task : field;
+        return value === undefined ? client.hdel(hash, name) : client.hset(hash, name, value);
+      }),
+    ),
+  );
 }
 
 /** The rates set at run time, by task name (an unreadable entry is left out). */
-export async function listRateLimits(client: Redis, keys: KeySpace): Promise<Record<string, RateSetting>> {
+export async function listRateLimits(client: RedisClient, keys: KeySpace): Promise<Record<string, RateSetting>> {
   const stored = await client.hgetall(keys.rateLimits);
   const rates: Record<string, RateSetting> = {};
   for (const [task, text] of Object.entries(stored)) {

@@ -4,7 +4,7 @@
  * acknowledged everything this connection wrote before it, or when the timeout passes.
  */
 import { CeleriacError, type ReplicationSettings } from '@celeriac/core';
-import type { Redis } from 'ioredis';
+import { singleNode, type RedisClient } from './redis-client';
 
 /**
  * Resolves once `replication.replicas` replicas hold every write `client` made so far; at once when
@@ -13,13 +13,13 @@ import type { Redis } from 'ioredis';
  * @throws CeleriacError `CELERIAC_NOT_REPLICATED` when too few replicas confirmed in time.
  */
 export async function awaitReplicas(
-  client: Redis,
+  client: RedisClient,
   replication: ReplicationSettings | undefined,
   what: string,
 ): Promise<void> {
   if (!replication) return;
   const { replicas, timeout } = replication;
-  const confirmed = await client.wait(replicas, timeout);
+  const confirmed = await singleNode(client, "durability: 'replicated'").wait(replicas, timeout);
   if (confirmed >= replicas) return;
   throw new CeleriacError(
     'CELERIAC_NOT_REPLICATED',
@@ -27,4 +27,13 @@ export async function awaitReplicas(
       `${timeout} ms (durability: 'replicated'), so a failover now could lose it. Check the replicas ` +
       `(INFO replication on the master) or raise replicationTimeout.`,
   );
+}
+
+/**
+ * Checks at start that `durability: 'replicated'` can be kept on `client`: WAIT answers for the one
+ * connection that wrote, and a cluster client writes through a connection per master.
+ * @throws CeleriacError `CELERIAC_INVALID_OPTION` on Redis Cluster.
+ */
+export function assertReplicable(client: RedisClient, replication: ReplicationSettings | undefined): void {
+  if (replication) singleNode(client, "durability: 'replicated'");
 }

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /** The scripts this package ships. */
 export type ScriptName =
@@ -68,13 +68,13 @@ export function loadScripts(dir: string = SCRIPT_DIR): ScriptSource[] {
  * Registers every script as a command on `client`. The number of keys is passed with each call
  * (see {@link runScript}), so one calling convention serves fixed and variable key counts alike.
  */
-export function defineScripts(client: Redis): void {
+export function defineScripts(client: RedisClient): void {
   for (const script of loadScripts()) client.defineCommand(commandName(script.name), { lua: script.lua });
 }
 
 /** Calls a registered script. */
 export function runScript<T>(
-  client: Redis,
+  client: RedisClient,
   name: ScriptName,
   keys: readonly string[],
   args: ReadonlyArray<string | number>,

@@ -1,24 +1,28 @@
 /**
  * One pub/sub connection shared by every listener of an app, with per-channel handlers. Messages
  * published while the connection was down are lost, so listeners hear about every reconnect and
- * can re-read what they wait for.
+ * can re-read what they wait for. On a cluster it is a cluster client, subscribed on one node: Redis
+ * Cluster forwards every PUBLISH to all nodes (see docs/redis.md for why not sharded pub/sub yet).
  */
-import type { Redis } from 'ioredis';
+import { duplicateFor } from './blocking-client';
 import { closeClient } from './close-client';
+import { isCluster, type RedisClient } from './redis-client';
 import { isNoPermission, noPermission } from './no-permission';
 
 type Handler = (message: string) => void;
 
 /** Subscribes handlers to channels over one dedicated connection. */
 export class Subscriber {
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending = new Map<string, Promise<unknown>>();
   private readonly reconnectListeners = new Set<() => void>();
   private connectedBefore = false;
 
-  constructor(parent: Redis) {
-    this.client = parent.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null });
+  constructor(parent: RedisClient) {
+    this.client = duplicateFor(parent);
+    // On a cluster, a node that left (a failed master) may have taken notices published through it.
+    if (isCluster(parent)) parent.on('-node', () => this.reconnectListeners.forEach((listener) => listener()));
     this.client.on('error', () => undefined);
     this.client.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);

@@ -9,6 +9,10 @@ export interface ConnectionFacts {
   readonly lastError: Error | undefined;
 }
 
+/** Messages of connection failures, of one node or of a cluster (no master for a slot, no node reachable). */
+const CONNECTION_LOST =
+  /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET|CLUSTERDOWN|startup nodes|slots cache/;
+
 /**
  * Wraps connection failures in BrokerUnavailableError and ACL refusals in `CELERIAC_NO_PERMISSION`; passes other errors
  * through.
@@ -18,8 +22,7 @@ export function unavailable(error: unknown, action: string, connection: Connecti
   if (isNoPermission(error)) return noPermission(error, action);
   const message = error instanceof Error ? error.message : String(error);
   const retriesUsed = error instanceof Error && error.name === 'MaxRetriesPerRequestError';
-  const connectionLost =
-    retriesUsed || /Connection is closed|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ECONNRESET/.test(message);
+  const connectionLost = retriesUsed || CONNECTION_LOST.test(message);
   if (!connectionLost) return error;
   // ioredis's "max retries per request" says nothing about why: the socket's last error does.
   const socketError = retriesUsed ? connection.lastError : undefined;

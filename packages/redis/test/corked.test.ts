@@ -14,7 +14,7 @@ describe('corked', () => {
 
   beforeAll(async () => {
     connection = new RedisConnection(REDIS_URL).retain();
-    client = connection.client;
+    client = connection.client as Redis;
     await client.ping();
   });
 

@@ -3,14 +3,13 @@
  * (which a worker settling many tasks at once sends), each record under its own key with its TTL.
  */
 import { Codec, type StoreEntry } from '@celeriac/core';
-import { RedisBackend, RedisConnection } from '@celeriac/redis';
-import type { Redis } from 'ioredis';
+import { RedisBackend, RedisConnection, type RedisClient } from '@celeriac/redis';
 import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 describe('RedisBackend.store', () => {
   const prefix = freshPrefix('record-store');
   let backend: RedisBackend;
-  let admin: Redis;
+  let admin: RedisClient;
 
   beforeAll(() => {
     backend = new RedisBackend(new RedisConnection(REDIS_URL), { prefix, clientId: 'record-store' }, new Codec());

@@ -1,6 +1,24 @@
 /** Helpers shared by the tests of every package (private: never published). */
 export { captureLogs, type LogEntry } from './capture-logs';
-export { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL, RedisFixture, untilAfter } from './redis-fixture';
+export {
+  adminClient,
+  deleteKeysUnder,
+  freshPrefix,
+  REDIS_URL,
+  RedisFixture,
+  redisTopology,
+  type RedisTopology,
+  untilAfter,
+} from './redis-fixture';
+export {
+  CLUSTER_PORTS,
+  CLUSTER_URL,
+  startClusterNode,
+  startTestCluster,
+  stopTestCluster,
+  untilClusterOk,
+  type TestClusterState,
+} from './redis-cluster';
 export {
   killSentinelMaster,
   restartSentinelServer,

@@ -3,7 +3,7 @@
  * attacker with write access to Redis) would: the body into the `messages` hash, the id into `ready`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@celeriac/redis';
 import { KeySpace } from '@celeriac/redis';
 
 /** The JSON of a well-formed message of `task`, with `fields` over it (undefined removes a field). */
@@ -30,7 +30,7 @@ export function rawMessage(
 
 /** Queues `body` under `id` on `queue`, ready now, and wakes a blocked worker. */
 export async function injectReady(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   queue: string,
   id: string,

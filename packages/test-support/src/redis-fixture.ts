@@ -1,27 +1,44 @@
 /**
  * Test fixtures for the Redis package: apps under a random key prefix per test, removed afterwards
  * (only their own keys, found by SCAN on the prefix), and a helper to wait until a time has passed.
+ * `CELERIAC_REDIS_TOPOLOGY` points every test at the local test cluster or Sentinel setup.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { isClusterUrl, parseClusterUrl, type RedisClient } from '@celeriac/redis';
 import { Celeriac, type CeleriacOptions } from 'celeriac';
 import { sentinelOptions, SENTINEL_SCHEMES } from '@celeriac/redis';
+import { CLUSTER_URL } from './redis-cluster';
 import { SENTINEL_URL } from './sentinel-servers';
 
-/**
- * The Redis the tests use: `CELERIAC_REDIS_TOPOLOGY=sentinel` picks the test Sentinel setup
- * (sentinel-servers.ts); otherwise `REDIS_URL`, by default the single Redis on 6379.
- */
-export const REDIS_URL =
-  process.env.CELERIAC_REDIS_TOPOLOGY === 'sentinel'
-    ? SENTINEL_URL
-    : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0');
+/** A Redis topology the tests can run on. */
+export type RedisTopology = 'single' | 'cluster' | 'sentinel';
 
-/** A plain ioredis client for a test URL (a Sentinel URL reaches the current master). */
-export function adminClient(url: string = REDIS_URL): Redis {
-  return SENTINEL_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))
-    ? new Redis(sentinelOptions(url))
-    : new Redis(url);
+/** The Redis topology the tests run on, from `CELERIAC_REDIS_TOPOLOGY`: `single` (default), `cluster` or `sentinel`. */
+export function redisTopology(): RedisTopology {
+  const value = process.env.CELERIAC_REDIS_TOPOLOGY ?? 'single';
+  if (value !== 'single' && value !== 'cluster' && value !== 'sentinel') {
+    throw new Error(`CELERIAC_REDIS_TOPOLOGY is ${value}; set it to single, cluster or sentinel.`);
+  }
+  return value;
+}
+
+/**
+ * The Redis the tests use: the test cluster (redis-cluster.ts) or the test Sentinel setup
+ * (sentinel-servers.ts) by topology; on `single`, `REDIS_URL`, by default the Redis on 6379.
+ */
+export const REDIS_URL = {
+  cluster: CLUSTER_URL,
+  sentinel: SENTINEL_URL,
+  single: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+}[redisTopology()];
+
+/** A plain client of `url` (by default the tests' Redis), for inspecting and deleting keys. */
+export function adminClient(url: string = REDIS_URL): RedisClient {
+  if (SENTINEL_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))) return new Redis(sentinelOptions(url));
+  if (!isClusterUrl(url)) return new Redis(url);
+  const { nodes, redisOptions } = parseClusterUrl(url);
+  return new Cluster(nodes, { redisOptions });
 }
 
 /** A fresh key prefix for one test. */
@@ -33,7 +50,7 @@ export function freshPrefix(label: string): string {
 export class RedisFixture {
   readonly prefix: string;
   private readonly apps: Celeriac[] = [];
-  private admin: Redis | undefined;
+  private admin: RedisClient | undefined;
 
   /** @param url the Redis the apps use (`REDIS_URL` unless given). */
   constructor(
@@ -51,7 +68,7 @@ export class RedisFixture {
   }
 
   /** A plain client for inspecting keys. */
-  redis(): Redis {
+  redis(): RedisClient {
     this.admin ??= adminClient(this.url);
     return this.admin;
   }
@@ -64,14 +81,20 @@ export class RedisFixture {
   }
 }
 
-/** Deletes the keys whose names start with `prefix` (found with SCAN), and nothing else. */
-export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
+/** Deletes the keys whose names start with `prefix` (found with SCAN on every master), and nothing else. */
+export async function deleteKeysUnder(redis: RedisClient, prefix: string): Promise<void> {
+  // A cluster client knows its masters once connected.
+  if (redis instanceof Cluster && redis.status !== 'ready') await redis.ping();
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      // One key a call: a node may hold keys of many slots, and UNLINK of several must share one.
+      await Promise.all(keys.map((key) => node.unlink(key)));
+    } while (cursor !== '0');
+  }
 }
 
 /** Resolves once the clock has passed `time` (epoch ms): waiting for a deadline, e.g. a lease. */

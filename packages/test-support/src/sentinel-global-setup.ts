@@ -1,21 +1,21 @@
 /**
- * Jest global setup: starts the test Sentinel setup (sentinel-servers.ts) for the `sentinel` project,
- * or for every project under `CELERIAC_REDIS_TOPOLOGY=sentinel`; reused when it is up already.
+ * Starting and stopping the test Sentinel setup (sentinel-servers.ts) around a jest run: for the
+ * `sentinel` project, and for every project under `CELERIAC_REDIS_TOPOLOGY=sentinel`. A setup that is
+ * up already is reused, and the teardown stops only what this run started.
  */
 import { startSentinelServers, stopSentinelServers } from './sentinel-servers';
 
 /** Set when this run started the servers, so that the teardown stops only what it started. */
 const STARTED = Symbol.for('celeriac.test.sentinelStarted');
 
-export default async function setup(_global: unknown, project: { displayName?: { name?: string } }): Promise<void> {
-  const wanted = project.displayName?.name === 'sentinel' || process.env.CELERIAC_REDIS_TOPOLOGY === 'sentinel';
-  if (!wanted) return;
+/** Starts the Sentinel setup, or reuses one that is up and healthy. */
+export async function startSentinelForTests(): Promise<void> {
   const globals = globalThis as { [STARTED]?: boolean };
   if (await startSentinelServers()) globals[STARTED] = true;
 }
 
 /** Stops the servers if this run started them. */
-export async function teardown(): Promise<void> {
+export async function stopSentinelForTests(): Promise<void> {
   const globals = globalThis as { [STARTED]?: boolean };
   if (!globals[STARTED]) return;
   globals[STARTED] = false;

@@ -1,7 +1,8 @@
 /**
  * Broker and backend URLs as `URL` objects, including those that list several hosts
- * (`redis+sentinel://s1:26379,s2:26379/mymaster`), which the WHATWG URL parser refuses: such a list
- * is kept in the URL's `host`, each entry percent-encoded, and {@link transportHosts} reads it back.
+ * (`redis+sentinel://s1:26379,s2:26379/mymaster`, `redis+cluster://h1:7000,h2:7001`), which the
+ * WHATWG URL parser refuses: such a list is kept in the URL's `host`, each entry percent-encoded, and
+ * {@link transportHosts} reads it back.
  */
 
 /** An authority with a comma in its host part: scheme, user info, host list, the rest. */

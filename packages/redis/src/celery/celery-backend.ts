@@ -18,8 +18,10 @@ import {
   type WaitOptions,
 } from '@celeriac/core';
 import { closedWhileWaiting, isReadyState } from '@celeriac/core/internal';
+import type { Redis } from 'ioredis';
 import type { RedisConnection } from '../connection';
 import { RedisBackend } from '../redis-backend';
+import { singleNode } from '../redis-client';
 import { unavailable } from '../unavailable';
 import { resultKey } from './celery-keys';
 import { fromCeleryMeta, toCeleryMeta } from './celery-result';
@@ -28,6 +30,7 @@ import type { CeleryWorkflow } from './celery-workflow';
 /** A ResultBackend in Celery's Redis result format. */
 export class CeleryBackend implements ResultBackend {
   private readonly inner: RedisBackend;
+  private readonly client: Redis;
   private closed = false;
   /** Ends every wait when the backend closes. */
   private readonly closing = new AbortController();
@@ -39,11 +42,12 @@ export class CeleryBackend implements ResultBackend {
     private readonly workflow: CeleryWorkflow,
   ) {
     this.inner = new RedisBackend(connection, settings, codec);
+    this.client = singleNode(connection.client, "protocol: 'celery'");
   }
 
   async store(entries: readonly StoreEntry[]): Promise<void> {
     const refused = new Map<string, Error>();
-    const multi = this.connection.client.multi();
+    const multi = this.client.multi();
     for (const entry of entries) {
       let text: string;
       try {
@@ -65,7 +69,7 @@ export class CeleryBackend implements ResultBackend {
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
-    const text = await this.connection.client.get(resultKey(id)).catch((error: unknown) => {
+    const text = await this.client.get(resultKey(id)).catch((error: unknown) => {
       throw unavailable(error, `read the result of task ${id}`, this.connection);
     });
     return text === null ? undefined : fromCeleryMeta(id, text);
@@ -73,7 +77,7 @@ export class CeleryBackend implements ResultBackend {
 
   async getMany(ids: readonly string[]): Promise<Array<TaskRecord | undefined>> {
     if (ids.length === 0) return [];
-    const texts = await this.connection.client.mget(...ids.map(resultKey));
+    const texts = await this.client.mget(...ids.map(resultKey));
     return texts.map((text, index) => (text === null ? undefined : fromCeleryMeta(ids[index] as string, text)));
   }
 
@@ -128,7 +132,7 @@ export class CeleryBackend implements ResultBackend {
   }
 
   async forget(ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.connection.client.del(...ids.map(resultKey));
+    if (ids.length > 0) await this.client.del(...ids.map(resultKey));
   }
 
   groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {

@@ -23,8 +23,10 @@ import {
   type RecoveryReport,
 } from '@celeriac/core';
 import { decodeMessage, encodeMessage, type TaskMessage } from '@celeriac/core/internal';
+import type { Redis } from 'ioredis';
 import type { RedisConnection } from '../connection';
 import { RedisBroker } from '../redis-broker';
+import { singleNode } from '../redis-client';
 import { runScript } from '../scripts';
 import { unavailable } from '../unavailable';
 import { acknowledge, epochSeconds, putBack, rescore, restoreLapsed, type HeldMessage } from './ack-emulation';
@@ -50,6 +52,8 @@ const MAX_BLOCK_SECONDS = 10;
 
 /** A Broker that speaks Celery protocol v2 on kombu's Redis transport. */
 export class CeleryBroker extends CeleriacChannels implements Broker {
+  /** Kombu's keys have no hash tags: Celery's protocol runs on one Redis node (or Sentinel). */
+  private readonly client: Redis;
   private readonly keys: CeleryKeys;
   private readonly dead: CeleryDeadLetters;
   /** Messages this process holds in the ack emulation, by task id. */
@@ -66,12 +70,13 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
     private readonly workflow: CeleryWorkflow,
   ) {
     super(new RedisBroker(connection, settings));
+    this.client = singleNode(connection.client, "protocol: 'celery'");
     this.keys = new CeleryKeys(options.keyPrefix, settings.prefix);
-    this.dead = new CeleryDeadLetters(connection.client, this.keys);
+    this.dead = new CeleryDeadLetters(this.client, this.keys);
   }
 
   async publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]> {
-    const multi = this.connection.client.multi();
+    const multi = this.client.multi();
     for (const envelope of envelopes) {
       const message = decodeMessage(this.codec, envelope.body);
       const payload = toCeleryPayload(this.codec, message);
@@ -84,7 +89,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
   }
 
   async reserve(queues: readonly string[], count: number): Promise<Delivery[]> {
-    return this.take(this.connection.client, queues, count, undefined);
+    return this.take(this.client, queues, count, undefined);
   }
 
   async waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
@@ -104,7 +109,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
     let woken = false;
     const wake = () => {
       woken = true;
-      void blocking.unblock(this.connection.client);
+      void blocking.unblock(this.client);
     };
     signal.addEventListener('abort', wake, { once: true });
     const stopTimer = this.due.onNextDue(wake);
@@ -113,7 +118,10 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
       if (!popped) return this.due.takeDue(count);
       const [list, raw] = popped;
       // Held at once: between the pop and this step, a crash would lose the message (as in kombu).
-      return await this.take(blocking.client, queues, count, { raw, index: lists.indexOf(list) });
+      return await this.take(singleNode(blocking.client, "protocol: 'celery'"), queues, count, {
+        raw,
+        index: lists.indexOf(list),
+      });
     } catch (error) {
       if (woken || signal.aborted || this.closed) return [];
       throw unavailable(error, 'wait for Celery messages', this.connection);
@@ -125,7 +133,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
   }
 
   async ack(deliveries: readonly Delivery[]): Promise<void> {
-    await acknowledge(this.connection.client, this.keys, this.release(deliveries));
+    await acknowledge(this.client, this.keys, this.release(deliveries));
   }
 
   async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
@@ -141,7 +149,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
     if (options.delay !== undefined && options.delay > 0) {
       payload.headers.eta = new Date(Date.now() + options.delay).toISOString();
     }
-    await putBack(this.connection.client, this.keys, held, payload);
+    await putBack(this.client, this.keys, held, payload);
   }
 
   async requeueLost(delivery: Delivery): Promise<'requeued' | 'dead'> {
@@ -157,12 +165,12 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
 
   async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
     const tags = deliveries.flatMap((delivery) => this.held.get(delivery.id)?.tag ?? []);
-    await rescore(this.connection.client, this.keys, tags, epochSeconds());
+    await rescore(this.client, this.keys, tags, epochSeconds());
   }
 
   async recoverLapsed(): Promise<RecoveryReport> {
     const ceiling = epochSeconds(Date.now() - this.options.visibilityTimeout);
-    const requeued = await restoreLapsed(this.connection.client, this.keys, ceiling);
+    const requeued = await restoreLapsed(this.client, this.keys, ceiling);
     return { requeued, dead: [] };
   }
 
@@ -179,7 +187,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
   }
 
   async stats(queue: string): Promise<QueueStats> {
-    const pipeline = this.connection.client.pipeline();
+    const pipeline = this.client.pipeline();
     for (const list of this.keys.queueLists(queue)) pipeline.llen(list);
     pipeline.hvals(this.keys.unacked);
     pipeline.llen(this.keys.dead(queue));
@@ -199,7 +207,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
 
   async purge(queue: string): Promise<PurgedMessage[]> {
     const lists = this.keys.queueLists(queue);
-    const multi = this.connection.client.multi();
+    const multi = this.client.multi();
     for (const list of lists) multi.lrange(list, 0, -1);
     multi.del(...lists);
     const replies = ((await multi.exec()) ?? []).map(([, value]) => value);
@@ -221,7 +229,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
 
   /** Takes messages into the ack emulation and turns them into deliveries. */
   private async take(
-    client: RedisConnection['client'],
+    client: Redis,
     queues: readonly string[],
     count: number,
     popped: { raw: string; index: number } | undefined,
@@ -296,7 +304,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
       error: { name: 'ContentDisallowed', message: error.message },
       date: Date.now(),
     });
-    await this.connection.client.multi().set(resultKey(id), meta, 'PX', 86_400_000).publish(resultKey(id), meta).exec();
+    await this.client.multi().set(resultKey(id), meta, 'PX', 86_400_000).publish(resultKey(id), meta).exec();
   }
 
   private readable(payload: CeleryPayload, queue: string): TaskMessage | undefined {

@@ -1,5 +1,5 @@
 /** Reads what the flow-control fixture tasks recorded (fixtures/flow-tasks.js), and how many ran at once. */
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@celeriac/redis';
 
 /** One run: its index, when it started and ended (epoch ms), and the worker process it ran in. */
 export interface Run {

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { RedisFixture } from '@celeriac/test-support';
+import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
 import { childrenOf, processGroupOf } from './procs';
 
 const ROOT = resolve(__dirname, '../../../../..');
@@ -135,7 +135,8 @@ export class WorkerProcesses {
     env: NodeJS.ProcessEnv = {},
     via: 'node' | 'npx' = 'node',
   ): WorkerProcess {
-    const started = new WorkerProcess(args, { CELERIAC_TEST_PREFIX: this.prefix, ...env }, command, via);
+    // REDIS_URL: the Redis of the tests' topology (the test cluster with CELERIAC_REDIS_TOPOLOGY=cluster).
+    const started = new WorkerProcess(args, { REDIS_URL, CELERIAC_TEST_PREFIX: this.prefix, ...env }, command, via);
     this.all.push(started);
     return started;
   }

@@ -1,0 +1,65 @@
+/**
+ * A master failover under load on the local test cluster: kill -9 the master holding a busy queue
+ * while two `celeriac worker` processes run 2,000 tasks from it. Its replica is promoted; the workers
+ * and the sender follow it; every task finishes, and the test reports how many ran more than once.
+ * Run with `npm run test:failover` (it kills a node, so it runs alone, not inside `npm test`).
+ */
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import type { Cluster } from 'ioredis';
+import { KeySpace } from '@celeriac/redis';
+import { startClusterNode, untilClusterOk } from '@celeriac/test-support';
+import { masterFor } from '../../../redis/src/redis-client';
+import { useE2e } from '../e2e/support/worker-process';
+
+const TASKS = 2_000;
+
+describe('a Redis Cluster master failover under load', () => {
+  const context = useE2e('cluster-failover');
+
+  it('kill -9 of the busy queue’s master while 2,000 tasks run: all finish, duplicates counted', async () => {
+    const { fixture, workers } = context();
+    const admin = fixture.redis() as Cluster;
+    await admin.ping();
+    const queue = 'busy';
+    const master = masterFor(admin, new KeySpace(fixture.prefix).queue(queue).ready);
+    const port = Number(master?.options.port);
+    const info = execFileSync('redis-cli', ['-p', String(port), 'info', 'server'], { encoding: 'utf8' });
+    const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    const dir = execFileSync('redis-cli', ['-p', String(port), 'config', 'get', 'dir'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[1] as string;
+
+    const running = [workers.start(['-Q', queue, '-c', '20']), workers.start(['-Q', queue, '-c', '20'])];
+    await Promise.all(running.map((worker) => worker.ready()));
+    const sender = fixture.app();
+    const results = Array.from({ length: TASKS }, () => sender.sendTask<number>('e2e.sleep', [20], { queue }));
+    await Promise.all(results.map((result) => result.sent));
+    // Kill the master once a tenth of the tasks started: the rest run across the failover.
+    const startedIds = () => running.flatMap((worker) => worker.lines.filter((line) => line.state === 'STARTED'));
+    await Promise.race(
+      running.map((worker) => worker.waitForLog(() => startedIds().length >= TASKS / 10, 'a tenth started')),
+    );
+    const killedAt = Date.now();
+    process.kill(pid, 'SIGKILL');
+    try {
+      const values = await Promise.all(results.map((result) => result.get({ timeout: 90_000 })));
+      const recovered = Date.now() - killedAt;
+      expect(values).toHaveLength(TASKS);
+      const runs = new Map<string, number>();
+      for (const line of startedIds()) runs.set(String(line.id), (runs.get(String(line.id)) ?? 0) + 1);
+      const duplicates = [...runs.values()].filter((count) => count > 1).length;
+      // The figures the issue asks for, printed, not asserted (they depend on where the kill lands): runs
+      // are counted from the workers' STARTED log lines, which a worker may not get out before its pipe
+      // is read to the end, so `seen` can be below the number of tasks.
+      process.stdout.write(
+        `failover: ${TASKS} tasks finished; ${runs.size} seen starting, ${duplicates} of them more than once; ` +
+          `all results ${recovered} ms after the kill\n`,
+      );
+    } finally {
+      // Bring the killed node back: it rejoins as a replica of the promoted one.
+      await startClusterNode(port, join(dirname(dir), String(port)));
+      await untilClusterOk(60_000);
+    }
+  }, 180_000);
+});

@@ -1,0 +1,65 @@
+/**
+ * The two kinds of client a connection holds: one Redis node, or a Redis Cluster. Their commands are
+ * the same; what differs is that a cluster serves each key's slot from one master, so a call that
+ * spans slots is split (see key-slot.ts), and a scan visits every master.
+ */
+import { CeleriacError } from '@celeriac/core';
+import { Cluster, type Redis } from 'ioredis';
+import { keySlot } from './key-slot';
+
+/** A client of one Redis node or of a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** True when `client` talks to a Redis Cluster. */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
+/**
+ * Publishes `message` on `channel`. A cluster client sends a command without keys to any node, so
+ * two notices on one channel could overtake each other; here each channel's notices go through the
+ * master of its slot, one connection, in order (Redis Cluster forwards them to every node).
+ */
+export function publish(client: RedisClient, channel: string, message: string): Promise<unknown> {
+  const node = isCluster(client) && client.status === 'ready' ? masterFor(client, channel) : undefined;
+  return (node ?? client).publish(channel, message);
+}
+
+/**
+ * The connection of `cluster` to the master serving `key`, once the cluster knows its slots. Commands
+ * the cluster sends for `key` go through this connection, so CLIENT ID on it names theirs.
+ */
+export function masterFor(cluster: Cluster, key: string): Redis | undefined {
+  const nodeKey = cluster.slots[keySlot(key)]?.[0];
+  if (nodeKey === undefined) return undefined;
+  return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === nodeKey);
+}
+
+/** Every key matching `pattern`, from every master of a cluster (SCAN sees one node's keys). */
+export async function scanKeys(client: RedisClient, pattern: string): Promise<string[]> {
+  // A cluster client knows its masters once connected.
+  if (isCluster(client) && client.status !== 'ready') await client.ping();
+  const found: string[] = [];
+  for (const node of isCluster(client) ? client.nodes('master') : [client]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+/**
+ * `client` as one node's client, for what runs on a single Redis (or Sentinel) only.
+ * @throws CeleriacError `CELERIAC_INVALID_OPTION`, naming `what`, for a Redis Cluster client.
+ */
+export function singleNode(client: RedisClient, what: string): Redis {
+  if (!isCluster(client)) return client;
+  throw new CeleriacError(
+    'CELERIAC_INVALID_OPTION',
+    `${what} runs on a single Redis or on Sentinel, not on Redis Cluster. Use a redis:// or ` +
+      `redis+sentinel:// URL for this app.`,
+  );
+}
