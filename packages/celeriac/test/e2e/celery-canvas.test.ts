@@ -126,4 +126,24 @@ describe('protocol celery: workflows across languages', () => {
     const body = await celeriac.waitForLog((line) => line.task === 'ts.sum' && line.state === 'SUCCESS', 'the body');
     expect(body.id).toBe(await call.id);
   });
+
+  it('a Python chord whose Celeriac header member fails fails its body with ChordError', async () => {
+    const { side } = await bothSides();
+    const app = e2e().fixture.app({ protocol: 'celery', celery: { keyPrefix: side.keyPrefix } });
+    const call = pythonCall(side, {
+      chord: {
+        header: [
+          { task: 'proj.add', args: [1, 1], queue: 'py' },
+          { task: 'ts.fail', args: ['no'], queue: 'ts' },
+        ],
+        body: { task: 'proj.echo', queue: 'py' },
+      },
+    });
+    for (const id of await call.ids) sent.add(id);
+    // Python's get() on the body raises the failed member's error, as it does for an all-Python chord.
+    await expect(call.outcome).resolves.toMatchObject({ state: 'FAILURE', exc_type: 'TypeError' });
+    await expect(app.result(await call.id).get({ timeout: 20_000 })).rejects.toMatchObject({
+      remote: { name: 'ChordError', message: expect.stringContaining('TypeError') as unknown },
+    });
+  });
 });

@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { chordKeys, resultKey } from './celery-keys';
-import { resultOf } from './celery-result';
+import { resultOf, type CeleryException } from './celery-result';
 import { parseKombuJson, stringifyKombuJson } from './kombu-json';
 import type { ChordPart, CeleryWorkflow } from './celery-workflow';
 
@@ -46,7 +46,7 @@ export async function countChordParts(client: Redis, workflow: CeleryWorkflow, e
     if (failed) {
       const taskId = part.body.options?.task_id;
       const id = typeof taskId === 'string' ? taskId : '';
-      const text = chordError(id, `Dependency ${String(failed[1])} raised ${JSON.stringify(failed[3])}`);
+      const text = chordError(id, `Dependency ${String(failed[1])} raised ${exceptionText(failed[3])}`);
       if (id !== '') multi.set(resultKey(id), text, 'PX', expiry).publish(resultKey(id), text);
     } else {
       const body = workflow.chordBody(
@@ -69,4 +69,12 @@ function chordError(id: string, message: string): string {
     date_done: new Date().toISOString().replace(/Z$/, ''),
     task_id: id,
   });
+}
+
+/** An exception as Python shows it (`TypeError('no')`), or its JSON when it is not one. */
+function exceptionText(result: unknown): string {
+  const exception = result as Partial<CeleryException> | null;
+  if (typeof exception?.exc_type !== 'string') return JSON.stringify(result);
+  const parts: unknown[] = Array.isArray(exception.exc_message) ? exception.exc_message : [exception.exc_message];
+  return `${exception.exc_type}(${parts.map((part) => JSON.stringify(part)).join(', ')})`;
 }
