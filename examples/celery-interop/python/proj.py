@@ -1,7 +1,7 @@
 """The Python side of the example: a Celery app on the same Redis, speaking JSON."""
 import os
 
-from celery import Celery
+from celery import Celery, chord
 
 REDIS_URL = os.environ.get('REDIS_URL', 'redis://127.0.0.1:6379/0')
 app = Celery('proj', broker=REDIS_URL, backend=REDIS_URL)
@@ -29,8 +29,20 @@ def charge(amount):
     return f'charged {amount}'
 
 
+@app.task(name='proj.join')
+def join(greetings):
+    return ' '.join(greetings)
+
+
 if __name__ == '__main__':
     # `python3 proj.py`: call the TypeScript task the way any Python code would.
     greeting = app.signature('ts.greet', args=['Ada'], kwargs={'punctuation': '!'}, queue='ts').delay()
     print(f'python: ts.greet.delay("Ada", punctuation="!") = {greeting.get(timeout=20)!r}', flush=True)
     greeting.forget()
+    # A chord whose header runs on the Celeriac worker and whose body runs on the Python worker. The
+    # body names its queue: the Celeriac worker that sends it does not know Python's routing.
+    header = [app.signature('ts.greet', args=[name], queue='ts') for name in ('Ada', 'Grace')]
+    joined = chord(header)(join.s().set(queue='py'))
+    print(f'python: chord(ts.greet x 2)(proj.join) = {joined.get(timeout=20)!r}', flush=True)
+    for member in [joined, *joined.parent.results]:
+        member.forget()

@@ -28,6 +28,16 @@ describe('protocol celery: workflows across languages', () => {
   afterAll(() => redis.quit());
   const e2e = useE2e('celery-canvas');
 
+  /** A Python worker on queue `py` and a celeriac worker on queue `ts`, both ready. */
+  async function bothSides(): Promise<{ side: CelerySide; celeriac: WorkerProcess }> {
+    const { fixture, workers } = e2e();
+    const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
+    python = new PythonWorker(side);
+    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
+    await Promise.all([python.ready(), celeriac.ready()]);
+    return { side, celeriac };
+  }
+
   it('a Python chain runs its steps on both sides: Python, then Celeriac, then Python again', async () => {
     const { fixture, workers } = e2e();
     const keyPrefix = `${fixture.prefix}:kombu:`;
@@ -69,11 +79,7 @@ describe('protocol celery: workflows across languages', () => {
   });
 
   it('a Python group of tasks on both sides collects every result, in order', async () => {
-    const { fixture, workers } = e2e();
-    const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
-    python = new PythonWorker(side);
-    const celeriac = workers.spawn('worker', ['-A', CELERY_APP, '-Q', 'ts', '--pool', 'inline']);
-    await Promise.all([python.ready(), celeriac.ready()]);
+    const { side } = await bothSides();
     const call = pythonCall(side, {
       group: [
         { task: 'ts.add', args: [1, 1], queue: 'ts' },
@@ -83,5 +89,61 @@ describe('protocol celery: workflows across languages', () => {
     });
     for (const id of await call.ids) sent.add(id);
     await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: [2, 4, 6] });
+  });
+
+  it('a Python chord whose header runs on both sides sends its body to Python with the results in order', async () => {
+    const { side } = await bothSides();
+    const call = pythonCall(side, {
+      chord: {
+        header: [
+          { task: 'ts.add', args: [1, 1], queue: 'ts' },
+          { task: 'proj.add', args: [2, 2], queue: 'py' },
+          { task: 'ts.add', args: [3, 3], queue: 'ts' },
+        ],
+        body: { task: 'proj.echo', queue: 'py' },
+      },
+    });
+    for (const id of await call.ids) sent.add(id);
+    await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: [2, 4, 6] });
+    // The chord's keys are gone once the body was sent.
+    const group = (await call.ids)[1] ?? '';
+    await expect(redis.exists(`celery-taskset-meta-${group}.j`, `celery-taskset-meta-${group}.s`)).resolves.toBe(0);
+  });
+
+  it('a Python chord whose header runs on Python sends its body to a celeriac worker', async () => {
+    const { side, celeriac } = await bothSides();
+    const call = pythonCall(side, {
+      chord: {
+        header: [
+          { task: 'proj.add', args: [1, 1], queue: 'py' },
+          { task: 'proj.add', args: [2, 2], queue: 'py' },
+        ],
+        body: { task: 'ts.sum', queue: 'ts' },
+      },
+    });
+    for (const id of await call.ids) sent.add(id);
+    await expect(call.outcome).resolves.toEqual({ state: 'SUCCESS', result: 6 });
+    const body = await celeriac.waitForLog((line) => line.task === 'ts.sum' && line.state === 'SUCCESS', 'the body');
+    expect(body.id).toBe(await call.id);
+  });
+
+  it('a Python chord whose Celeriac header member fails fails its body with ChordError', async () => {
+    const { side } = await bothSides();
+    const app = e2e().fixture.app({ protocol: 'celery', celery: { keyPrefix: side.keyPrefix } });
+    const call = pythonCall(side, {
+      chord: {
+        header: [
+          { task: 'proj.add', args: [1, 1], queue: 'py' },
+          { task: 'ts.fail', args: ['no'], queue: 'ts' },
+        ],
+        body: { task: 'proj.echo', queue: 'py' },
+      },
+    });
+    for (const id of await call.ids) sent.add(id);
+    // Python's get() on the body raises the failed member's error, as it does for an all-Python chord.
+    await expect(call.outcome).resolves.toMatchObject({ state: 'FAILURE', exc_type: 'TypeError' });
+    await expect(app.result(await call.id).get({ timeout: 20_000 })).rejects.toMatchObject({
+      remote: { name: 'ChordError', message: expect.stringContaining('TypeError') as unknown },
+    });
   });
 });

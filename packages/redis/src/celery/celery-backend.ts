@@ -23,6 +23,7 @@ import type { RedisConnection } from '../connection';
 import { RedisBackend } from '../redis-backend';
 import { singleNode } from '../redis-client';
 import { unavailable } from '../unavailable';
+import { countChordParts, type EndedPart } from './celery-chord';
 import { resultKey } from './celery-keys';
 import { fromCeleryMeta, toCeleryMeta } from './celery-result';
 import type { CeleryWorkflow } from './celery-workflow';
@@ -48,6 +49,7 @@ export class CeleryBackend implements ResultBackend {
   async store(entries: readonly StoreEntry[]): Promise<void> {
     const refused = new Map<string, Error>();
     const multi = this.client.multi();
+    const chordParts: EndedPart[] = [];
     for (const entry of entries) {
       let text: string;
       try {
@@ -60,11 +62,18 @@ export class CeleryBackend implements ResultBackend {
       multi.set(key, text, 'PX', Math.max(1, Math.round(entry.ttl))).publish(key, text);
       const { record, resultJson } = entry;
       const value = () => (resultJson === undefined ? record.result : (JSON.parse(resultJson) as unknown));
+      const part = this.workflow.chordPart(record);
+      if (part) chordParts.push({ part, value, ttl: entry.ttl });
       for (const next of this.workflow.followUps(record, value)) multi.lpush(next.list, next.payload);
     }
     await multi.exec().catch((error: unknown) => {
       throw unavailable(error, 'store Celery task results', this.connection);
     });
+    if (chordParts.length > 0) {
+      await countChordParts(this.client, this.workflow, chordParts).catch((error: unknown) => {
+        throw unavailable(error, 'count the members of a Celery chord', this.connection);
+      });
+    }
     if (refused.size > 0) throw new RecordsRefusedError(refused);
   }
 

@@ -284,7 +284,7 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
       return undefined;
     }
     if (held) this.held.set(message.id, held);
-    if (taken) this.workflow.remember(message.id, message.rootId ?? message.id, taken);
+    if (taken) this.workflow.remember(message.id, message.rootId ?? message.id, taken, payload.headers);
     const redelivered = payload.headers.redelivered === true;
     const delivery: Delivery = {
       id: message.id,

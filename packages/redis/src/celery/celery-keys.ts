@@ -64,3 +64,9 @@ export function priorityStep(priority: number): number {
 export function resultKey(id: string): string {
   return `celery-task-meta-${id}`;
 }
+
+/** Celery's chord keys of group `groupId`: the finished members, the extra count and the header size. */
+export function chordKeys(groupId: string): { results: string; extra: string; size: string } {
+  const base = `celery-taskset-meta-${groupId}`;
+  return { results: `${base}.j`, extra: `${base}.t`, size: `${base}.s` };
+}

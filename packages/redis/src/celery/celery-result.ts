@@ -94,7 +94,8 @@ export function fromCeleryMeta(id: string, text: string): TaskRecord {
   return record;
 }
 
-function resultOf(record: TaskRecord): unknown {
+/** The `result` field Celery stores for a record: the value, or the exception of a failure. */
+export function resultOf(record: TaskRecord): unknown {
   if (record.state === 'SUCCESS') return record.result ?? null;
   if (record.state === 'REVOKED') {
     const reason = (record.meta as { reason?: unknown } | undefined)?.reason;

@@ -24,7 +24,21 @@ export interface FollowUp {
 interface Remembered {
   readonly embed: CeleryEmbed;
   readonly rootId: string;
+  /** The Celery group of a chord's header member, and the member's place in it. */
+  readonly group?: { readonly id: string; readonly index: number | null };
 }
+
+/** A chord header member that ended: what Celery's `on_chord_part_return` needs. */
+export interface ChordPart {
+  readonly groupId: string;
+  /** The member's place in the header (its score in the `.j` sorted set); null for `+inf`. */
+  readonly index: number | null;
+  readonly record: TaskRecord;
+  readonly body: CelerySignature;
+  readonly rootId: string;
+}
+
+const ENDED = new Set(['SUCCESS', 'FAILURE', 'REVOKED']);
 
 /** The embeds of messages taken by this process, until their task ends. */
 export class CeleryWorkflow {
@@ -35,9 +49,25 @@ export class CeleryWorkflow {
     private readonly keys: CeleryKeys,
   ) {}
 
-  /** Remembers what runs after task `id`, if anything does. */
-  remember(id: string, rootId: string, embed: CeleryEmbed): void {
-    if ((embed.chain?.length ?? 0) > 0 || (embed.callbacks?.length ?? 0) > 0) this.embeds.set(id, { embed, rootId });
+  /** Remembers what runs after task `id`, if anything does (`group` from the message's headers). */
+  remember(id: string, rootId: string, embed: CeleryEmbed, group?: { group: unknown; group_index: unknown }): void {
+    const inChord = embed.chord !== null && typeof group?.group === 'string';
+    if (!inChord && (embed.chain?.length ?? 0) === 0 && (embed.callbacks?.length ?? 0) === 0) return;
+    const index = typeof group?.group_index === 'number' ? group.group_index : null;
+    this.embeds.set(id, { embed, rootId, group: inChord ? { id: group.group as string, index } : undefined });
+  }
+
+  /** The chord part of `record` when it ended and its task is a member of a chord's header. */
+  chordPart(record: TaskRecord): ChordPart | undefined {
+    const remembered = this.embeds.get(record.id);
+    const body = remembered?.embed.chord;
+    if (!remembered?.group || !body || !ENDED.has(record.state)) return undefined;
+    return { groupId: remembered.group.id, index: remembered.group.index, record, body, rootId: remembered.rootId };
+  }
+
+  /** The message that runs a chord's body with the header's results, as its first argument. */
+  chordBody(part: ChordPart, results: unknown[]): FollowUp {
+    return this.followUp(part.body, results, part.record.id, part.rootId, []);
   }
 
   /**

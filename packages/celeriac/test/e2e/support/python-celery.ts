@@ -105,6 +105,11 @@ export interface PythonRequest {
   chain?: Array<{ task: string; args?: unknown[]; queue: string }>;
   /** Instead of `task`: a Celery group of these tasks. */
   group?: Array<{ task: string; args?: unknown[]; queue: string }>;
+  /** Instead of `task`: a Celery chord, the header's results the first argument of the body. */
+  chord?: {
+    header: Array<{ task: string; args?: unknown[]; queue: string }>;
+    body: { task: string; args?: unknown[]; queue: string };
+  };
   args?: unknown[];
   kwargs?: Record<string, unknown>;
   options?: Record<string, unknown>;
