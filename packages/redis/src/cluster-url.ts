@@ -4,6 +4,7 @@
  */
 import { CeleriacError } from '@celeriac/core';
 import type { ClusterOptions } from 'ioredis';
+import { redactUrl } from './redact-url';
 
 /** The URL schemes of a Redis Cluster. */
 export const CLUSTER_SCHEMES = ['redis+cluster:', 'rediss+cluster:'] as const;
@@ -39,7 +40,7 @@ export function parseClusterUrl(text: string): ClusterTarget {
   const fail = (why: string) =>
     new CeleriacError(
       'CELERIAC_UNSUPPORTED_URL',
-      `The Redis Cluster URL ${JSON.stringify(redactClusterUrl(text))} ${why}. Write it as ` +
+      `The Redis Cluster URL ${JSON.stringify(redactUrl(text))} ${why}. Write it as ` +
         `'redis+cluster://host1:7000,host2:7001,host3:7002' (optionally 'user:password@' before the hosts).`,
     );
   if (!match) throw fail('is not a cluster URL');
@@ -55,9 +56,4 @@ export function parseClusterUrl(text: string): ClusterTarget {
   if (password) redisOptions.password = decodeURIComponent(password);
   if (scheme?.toLowerCase() === 'rediss') redisOptions.tls = {};
   return { nodes, redisOptions };
-}
-
-/** A cluster URL with its password replaced by `***`. */
-export function redactClusterUrl(text: string): string {
-  return text.replace(/^([^/]*\/\/[^:@/]*):[^@/]*@/, '$1:***@');
 }

@@ -5,14 +5,14 @@ import { parseTransportUrl } from '@celeriac/core/internal';
 const PASSWORD = /^([a-z][a-z\d+.-]*:\/\/[^:@/?#]*:)[^@/?#]*@/i;
 
 /**
- * The URL with its password replaced by `***`, as written otherwise (a host list stays a list);
- * a string that is not a URL is returned as it is.
+ * The URL with its password replaced by `***`, as written otherwise (a host list stays a list). A
+ * malformed URL (one a message is about) gets whatever stands in the password's place hidden too.
  */
 export function redactUrl(url: string): string {
   try {
     if (!parseTransportUrl(url).password) return url;
-    return url.replace(PASSWORD, '$1***@');
   } catch {
-    return url;
+    // Not a URL: hide what looks like a password all the same.
   }
+  return url.replace(PASSWORD, '$1***@');
 }

@@ -5,9 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
-import { isClusterUrl, parseClusterUrl, type RedisClient } from '@celeriac/redis';
+import {
+  isClusterUrl,
+  isSentinelUrl,
+  parseClusterUrl,
+  scanKeys,
+  sentinelOptions,
+  type RedisClient,
+} from '@celeriac/redis';
 import { Celeriac, type CeleriacOptions } from 'celeriac';
-import { sentinelOptions, SENTINEL_SCHEMES } from '@celeriac/redis';
 import { CLUSTER_URL } from './redis-cluster';
 import { SENTINEL_URL } from './sentinel-servers';
 
@@ -35,7 +41,7 @@ export const REDIS_URL = {
 
 /** A plain client of `url` (by default the tests' Redis), for inspecting and deleting keys. */
 export function adminClient(url: string = REDIS_URL): RedisClient {
-  if (SENTINEL_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))) return new Redis(sentinelOptions(url));
+  if (isSentinelUrl(url)) return new Redis(sentinelOptions(url));
   if (!isClusterUrl(url)) return new Redis(url);
   const { nodes, redisOptions } = parseClusterUrl(url);
   return new Cluster(nodes, { redisOptions });
@@ -83,18 +89,8 @@ export class RedisFixture {
 
 /** Deletes the keys whose names start with `prefix` (found with SCAN on every master), and nothing else. */
 export async function deleteKeysUnder(redis: RedisClient, prefix: string): Promise<void> {
-  // A cluster client knows its masters once connected.
-  if (redis instanceof Cluster && redis.status !== 'ready') await redis.ping();
-  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      // One key a call: a node may hold keys of many slots, and UNLINK of several must share one.
-      await Promise.all(keys.map((key) => node.unlink(key)));
-    } while (cursor !== '0');
-  }
+  // One key a call: on a cluster, UNLINK of several keys must find them on one slot.
+  await Promise.all((await scanKeys(redis, `${prefix}*`)).map((key) => redis.unlink(key)));
 }
 
 /** Resolves once the clock has passed `time` (epoch ms): waiting for a deadline, e.g. a lease. */
