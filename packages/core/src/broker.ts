@@ -162,8 +162,16 @@ export interface Broker extends Partial<ControlTransport> {
   /**
    * Settles leased messages as done. Those named in `failures` failed for good: in the same atomic
    * step they go into the failed-task registry (kept `failedTtl`, at most `failedLimit` a queue).
+   * A delivery after the first that is acked as done drops an entry an earlier delivery of the
+   * same message kept (it failed, then its worker died before the ack: the run that counts is this).
    */
   ack(deliveries: readonly Delivery[], failures?: ReadonlyMap<string, Failure>): Promise<void>;
+  /**
+   * Writes the failed-task registry entries of leased deliveries that failed for good, before their
+   * FAILURE records are stored, so whoever sees a failure finds its entry (`ack` with `failures`
+   * follows and settles them). A delivery whose lease was lost writes nothing.
+   */
+  keepFailed?(deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void>;
   /** Lists the failed-task registry of a queue, newest first (expired entries are left out). */
   listFailed?(queue: string, options?: { offset?: number; limit?: number }): Promise<FailedTask[]>;
   /** The registry entries of these ids in a queue, in the order of `ids` (undefined where absent). */

@@ -15,16 +15,26 @@ export class RedisFailedRegistry {
     private readonly settings: BrokerSettings,
   ) {}
 
+  /**
+   * Writes the entries of leased deliveries of one queue that failed for good, before their FAILURE
+   * records are stored (the ack comes after). Nothing is written when the registry is off.
+   */
+  async keep(queue: string, deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
+    if ((this.settings.failedTtl ?? 0) <= 0) return;
+    await runScript(this.client, 'keepFailed', this.scriptKeys(queue), [
+      Date.now(),
+      ...entryArgs(deliveries, failures),
+    ]);
+  }
+
   /** Acks deliveries of one queue that failed for good, keeping them in the registry. */
   async ack(queue: string, deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
-    const args: Array<string | number> = [
+    await runScript(this.client, 'ackFailed', this.scriptKeys(queue), [
       Date.now(),
       this.settings.failedTtl ?? 0,
       this.settings.failedLimit ?? 10_000,
-    ];
-    for (const delivery of deliveries)
-      args.push(delivery.id, delivery.deliveries, JSON.stringify(failures.get(delivery.id)));
-    await runScript(this.client, 'ackFailed', this.scriptKeys(queue), args);
+      ...entryArgs(deliveries, failures),
+    ]);
   }
 
   async list(queue: string, offset: number, limit: number): Promise<FailedTask[]> {
@@ -64,6 +74,15 @@ export class RedisFailedRegistry {
     const { failed, failedInfo } = this.keys.failed(queue);
     return [...queueKeyList(this.keys.queue(queue)), failed, failedInfo];
   }
+}
+
+/** The script arguments of entries: triples of id, delivery number, failure JSON. */
+function entryArgs(deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Array<string | number> {
+  return deliveries.flatMap((delivery) => [
+    delivery.id,
+    delivery.deliveries,
+    JSON.stringify(failures.get(delivery.id)),
+  ]);
 }
 
 /** An entry as stored; info written there by something else is shown as it is, not thrown on. */

@@ -285,9 +285,20 @@ export class RedisBroker implements Broker {
       ...[...groupByQueue(failed)].map(([queue, items]) =>
         this.failed.ack(queue, items, failures as ReadonlyMap<string, Failure>),
       ),
+      // Rare (a worker died after keeping an entry, before its ack): no cost on first deliveries.
+      ...[...groupByQueue(done.filter((delivery) => delivery.deliveries > 1))].map(([queue, items]) =>
+        this.failed.discard(
+          queue,
+          items.map((delivery) => delivery.id),
+        ),
+      ),
     ]);
     // A lost ack runs the task again; with 'replicated' a failover does not bring finished tasks back.
     await awaitReplicas(this.connection.client, this.settings.replication, 'the acks of finished tasks');
+  }
+
+  async keepFailed(deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
+    await Promise.all([...groupByQueue(deliveries)].map(([queue, items]) => this.failed.keep(queue, items, failures)));
   }
 
   listFailed(queue: string, options: { offset?: number; limit?: number } = {}): Promise<FailedTask[]> {

@@ -13,6 +13,7 @@ export type ScriptName =
   | 'reserve'
   | 'ack'
   | 'ackFailed'
+  | 'keepFailed'
   | 'discardFailed'
   | 'requeue'
   | 'requeueLost'

@@ -4,8 +4,9 @@
  * in between re-runs the task rather than losing its result; and they leave in a write of their own,
  * after the event loop's next turn, so that the store that wakes the caller is all Redis has to do
  * first (Redis answers a write only once it has run all of it; bench/README.md has the figures). A
- * STARTED record waits a few milliseconds: a task that ends sooner
- * never needs it, which halves the writes of short tasks.
+ * task that failed for good is written to the failed-task registry before its FAILURE record, so a
+ * caller who sees the failure can retry it from there at once. A STARTED record waits a few
+ * milliseconds: a task that ends sooner never needs it, which halves the writes of short tasks.
  */
 import {
   RecordsRefusedError,
@@ -156,6 +157,13 @@ export class Settler {
       try {
         let refused: RecordsRefusedError | undefined;
         let toAck = acks;
+        if (failures.size > 0 && this.broker.keepFailed) {
+          // Registry entries first: a caller woken by a FAILURE record finds the task there.
+          await this.broker.keepFailed(
+            acks.filter((delivery) => failures.has(delivery.id)),
+            failures,
+          );
+        }
         if (stores.length > 0 || events.length > 0) {
           try {
             await this.backend.store(stores, events);

@@ -190,6 +190,24 @@ describe('Settler: events and failed tasks', () => {
     await broker.close();
   });
 
+  it('writes the registry entry of a task that failed for good before its FAILURE record', async () => {
+    const { broker, memoryBackend } = setUpLogged();
+    const inRegistryAtStore: string[][] = [];
+    const backend = Object.assign(Object.create(memoryBackend) as ResultBackend, {
+      async store(entries: readonly StoreEntry[]) {
+        inRegistryAtStore.push((await broker.listFailed('q')).map((task) => task.id));
+        await memoryBackend.store(entries);
+      },
+    });
+    const settler = new Settler(backend, broker);
+    const [first] = (await reserveTwo(broker)) as [Delivery, Delivery];
+    const failure = { task: 't', error: { name: 'Error', message: 'boom' }, attempts: 1 };
+    await settler.finish(first, success('a'), failure);
+    expect(inRegistryAtStore).toEqual([['a']]);
+    await expect(broker.stats('q')).resolves.toMatchObject({ active: 1 });
+    await broker.close();
+  });
+
   it('acks a task that failed for good into the failed-task registry, with its failure', async () => {
     const { broker, settler } = setUpLogged();
     const [first, second] = (await reserveTwo(broker)) as [Delivery, Delivery];

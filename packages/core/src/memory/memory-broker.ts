@@ -141,7 +141,16 @@ export class MemoryBroker implements Broker {
       this.releaseSlot(entry);
       this.queue(delivery.queue).gate.unlock(entry.id, entry.limits?.unique);
       const failure = failures?.get(delivery.id);
-      if (failure) this.failed.add({ ...failure, id: entry.id, queue: entry.queue, body: entry.body, at: Date.now() });
+      if (failure && !this.failed.has(entry.queue, entry.id)) this.keepEntry(entry, failure);
+      else if (!failure && delivery.deliveries > 1) this.failed.discard(entry.queue, [entry.id]);
+    }
+  }
+
+  async keepFailed(deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
+    for (const delivery of deliveries) {
+      const entry = this.activeEntry(delivery);
+      const failure = failures.get(delivery.id);
+      if (entry?.deliveries === delivery.deliveries && failure) this.keepEntry(entry, failure);
     }
   }
 
@@ -358,6 +367,11 @@ export class MemoryBroker implements Broker {
   private activeEntry(delivery: Delivery): Entry | undefined {
     const entry = this.queue(delivery.queue).entries.get(delivery.id);
     return entry?.place === 'active' ? entry : undefined;
+  }
+
+  /** Keeps a leased entry that failed for good in the failed-task registry. */
+  private keepEntry(entry: Entry, failure: Failure): void {
+    this.failed.add({ ...failure, id: entry.id, queue: entry.queue, body: entry.body, at: Date.now() });
   }
 
   /** Frees the concurrency slot a leased entry held and makes the oldest task held for it ready. */

@@ -23,6 +23,11 @@ export class MemoryFailedRegistry {
     this.prune(entries);
   }
 
+  /** True when the registry holds `id` in `queue`. */
+  has(queue: string, id: string): boolean {
+    return this.live(queue).has(id);
+  }
+
   list(queue: string, offset: number, limit: number): FailedTask[] {
     return [...this.live(queue).values()].reverse().slice(offset, offset + limit);
   }

@@ -1,6 +1,7 @@
 -- Settles leased messages that failed for good and keeps them in the failed-task registry, in one
--- step: a failed task is never acked without its entry, nor kept while still leased. Like `ack`, a
--- stale ack (the lease was lost) is ignored. Entries past the TTL or the per-queue limit are pruned.
+-- step: a failed task is never acked without its entry. Like `ack`, a stale ack (the lease was lost)
+-- is ignored. An entry that keep-failed wrote already is left as it is. Entries past the TTL or the
+-- per-queue limit are pruned.
 -- KEYS: the 9 queue keys, then 10 failed (ZSET id -> epoch ms), 11 failed-info (HASH body:<id>, info:<id>).
 -- ARGV: now, ttl (ms), limit, then triples of id, delivery number, failure JSON.
 -- Returns: how many were acked.
@@ -14,7 +15,7 @@ for i = 4, #ARGV, 3 do
   local leases, limits = leaseCounts({ id }, { delivery })
   local held = leases[1]
   if held and redis.call('ZSCORE', KEYS[3], id) then
-    if ttl > 0 then
+    if ttl > 0 and not redis.call('ZSCORE', KEYS[10], id) then
       redis.call('HSET', KEYS[11], 'body:' .. id, redis.call('HGET', KEYS[4], id) or '', 'info:' .. id, failure)
       redis.call('ZADD', KEYS[10], num(now), id)
     end

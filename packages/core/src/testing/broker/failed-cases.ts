@@ -41,6 +41,40 @@ export function failedCases(open: OpenBroker): void {
     expect(ids((await broker.listFailed?.(QUEUE)) ?? [])).toEqual(['b']);
   });
 
+  it('keepFailed writes the entry while still leased; the ack keeps it; a lost lease keeps none', async () => {
+    const { broker } = await open({ failedTtl: 60_000, failedLimit: 10 });
+    expect(broker.keepFailed).toBeDefined();
+    await broker.publish([envelope('a'), envelope('b')]);
+    const [a, b] = await broker.reserve([QUEUE], 2);
+    const failures = new Map([
+      ['a', FAILURE],
+      ['b', FAILURE],
+    ]);
+    await broker.keepFailed?.([a!], failures);
+    expect(await broker.getFailed?.(QUEUE, ['a'])).toEqual([expect.objectContaining({ id: 'a', body: 'body of a' })]);
+    expect(await broker.stats(QUEUE)).toMatchObject({ active: 2 });
+    await broker.ack([a!], failures);
+    expect(ids((await broker.listFailed?.(QUEUE)) ?? [])).toEqual(['a']);
+    // A delivery that no longer holds its lease (a later one does) writes nothing.
+    await broker.keepFailed?.([{ ...b!, deliveries: b!.deliveries + 1 }], failures);
+    expect(ids((await broker.listFailed?.(QUEUE)) ?? [])).toEqual(['a']);
+    await broker.ack([b!]);
+  });
+
+  it('a later delivery acked as done drops the entry an earlier one kept before its worker died', async () => {
+    const { broker } = await open({ failedTtl: 60_000, failedLimit: 10, visibilityTimeout: 1_000 });
+    const first = await publishAndReserve(broker, envelope('a'));
+    const reservedAt = Date.now();
+    await broker.keepFailed?.([first], new Map([['a', FAILURE]]));
+    expect(ids((await broker.listFailed?.(QUEUE)) ?? [])).toEqual(['a']);
+    await untilPast(reservedAt + 1_050);
+    expect(await broker.recoverLapsed([QUEUE])).toEqual({ requeued: ['a'], dead: [] });
+    const [second] = await broker.reserve([QUEUE], 1);
+    expect(second?.deliveries).toBe(2);
+    await broker.ack([second!]);
+    expect(await broker.listFailed?.(QUEUE)).toEqual([]);
+  });
+
   it('lists newest first, keeps at most failedLimit a queue (the oldest go), and discards by id or all', async () => {
     const { broker } = await open({ failedTtl: 60_000, failedLimit: 2 });
     for (const id of ['a', 'b', 'c']) await failOne(broker, id);
