@@ -1,6 +1,7 @@
 /**
- * The last finished-task notices that reached this client, so a wait that starts after its notice
- * (a moment too late, or a second wait on the same task) still finds the record without a read. It
+ * The last finished-task notices that reached this client, so a wait on a task sent here that starts
+ * after its notice (a moment too late, or a second wait on the same handle) still finds the record
+ * without a read. It
  * also tells when a read can be skipped: a task sent after the reply channel was listened to, whose
  * notice is not here and cannot have been evicted, has not finished yet.
  */
@@ -38,9 +39,15 @@ export class RecentNotices {
     this.notices.delete(id);
   }
 
-  /** The notice of `id`, if kept. */
-  find(id: string): string | undefined {
-    return this.notices.get(id)?.text;
+  /**
+   * The notice of `id`, if kept and it arrived after `sentAt` (when this process sent the task). A
+   * notice from before, or for a task sent elsewhere, is not trusted: the task may have run again
+   * under its id since (a failed task retried from the registry by another process), so the wait
+   * reads instead.
+   */
+  find(id: string, sentAt: number | undefined): string | undefined {
+    const notice = this.notices.get(id);
+    return notice !== undefined && sentAt !== undefined && notice.at >= sentAt ? notice.text : undefined;
   }
 
   /**

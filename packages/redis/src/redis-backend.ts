@@ -204,7 +204,7 @@ export class RedisBackend implements ResultBackend {
   private async checkMany(wait: ManyWait): Promise<void> {
     await this.ensureReplySubscription();
     for (const id of wait.missing()) {
-      const noticed = this.recent.find(id);
+      const noticed = this.recent.find(id, wait.sentAt);
       if (noticed !== undefined) this.many.offer(this.codec.parse(noticed) as TaskRecord);
     }
     if (wait.sentAt !== undefined && this.recent.wouldHaveSeen(wait.sentAt)) return;
@@ -272,7 +272,7 @@ export class RedisBackend implements ResultBackend {
       // sent then can have been missed.
       let early: TaskRecord | undefined;
       try {
-        const noticed = this.recent.find(wait.id);
+        const noticed = wait.foreign ? undefined : this.recent.find(wait.id, wait.sentAt);
         early = noticed === undefined ? undefined : (this.codec.parse(noticed) as TaskRecord);
       } catch (error) {
         this.waits.fail(wait, error);

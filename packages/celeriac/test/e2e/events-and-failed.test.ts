@@ -147,6 +147,20 @@ describe('events and the failed-task registry', () => {
     expect(await app.failed.discard('all')).toBe(25);
   });
 
+  it('a sender that saw its task fail waits for the new run once another process retried it', async () => {
+    const { fixture, workers } = e2e();
+    const worker = workers.start(['-c', '2']);
+    await worker.ready();
+    const sender = fixture.app();
+    const operator = fixture.app(); // another process's app, such as the dashboard's or the CLI's
+    const result = sender.sendTask<string>('e2e.failUntilMarked', ['ok', 'retried-elsewhere']);
+    await expect(result).rejects.toMatchObject({ remote: { name: 'E2eFailure' } });
+    await fixture.redis().set(`${fixture.prefix}:marks:retried-elsewhere`, '1');
+    expect(await operator.failed.retry(result.id)).toEqual([result.id]);
+    // The sender heard the first run's FAILURE; that notice must not answer a wait begun after the retry.
+    await expect(sender.result<string>(result.id).get({ timeout: 30_000 })).resolves.toBe('ok');
+  });
+
   it('discards failed tasks: by id, or every one with --all, and refuses to guess without either', async () => {
     const { fixture, workers } = e2e();
     const worker = workers.start(['-c', '2', '--pool', 'inline']);
