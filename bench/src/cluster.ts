@@ -33,7 +33,7 @@ interface Sample {
 async function spreadQueues(servers: BenchServers, topology: Topology, prefix: string): Promise<string[]> {
   if (topology === 'single') return ['q0', 'q1', 'q2'];
   const node = new Redis(servers.clusterPorts[0] ?? 7300);
-  const slots = (await node.cluster('SLOTS')) as Array<[number, number, [string, number]]>;
+  const slots = (await node.cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
   const owner = (slot: number) => slots.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
   const byMaster = new Map<number | undefined, string>();
   for (let i = 0; byMaster.size < 3 && i < 1_000; i += 1) {
@@ -77,9 +77,7 @@ async function throughput(servers: BenchServers, topology: Topology, round: numb
   const url = topology === 'single' ? servers.singleUrl : servers.clusterUrl;
   const prefix = `bench-topology-${round}-${topology}`;
   const queues = await spreadQueues(servers, topology, prefix);
-  const workers = await Promise.all(
-    Array.from({ length: workerCount }, () => startWorker(url, prefix, queues, 100)),
-  );
+  const workers = await Promise.all(Array.from({ length: workerCount }, () => startWorker(url, prefix, queues, 100)));
   const app = new Celeriac({ broker: url, prefix });
   const noop = app.task('bench.noop', (i: number) => i);
   const nodes = nodesOf(servers, topology);
