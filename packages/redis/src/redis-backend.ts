@@ -94,7 +94,9 @@ export class RedisBackend implements ResultBackend {
       if (refused.has(id)) continue;
       const last = latest.get(id) === entry;
       if (last) sets.push({ id, key: this.keys.result(id), text, ttl: Math.max(1, Math.round(entry.ttl)) });
-      if (entry.replyTo !== undefined) {
+      // This client's own tasks (a worker in the sender's process) are told here below, not
+      // through Redis: the same notice without a publish and its decoding.
+      if (entry.replyTo !== undefined && entry.replyTo !== this.settings.clientId) {
         const list = replies.get(entry.replyTo) ?? [];
         list.push([id, text]);
         replies.set(entry.replyTo, list);
@@ -120,8 +122,13 @@ export class RedisBackend implements ResultBackend {
     });
     // The worker acks only after this: with 'replicated', a result a failover loses was never acked.
     await awaitReplicas(client, this.settings.replication, 'the task records');
-    // Records sent to this client come back on its reply channel, in order; the others (revokes,
-    // dead-letterings, tasks of other senders) are told to waiters and listeners here at once.
+    // Records of this client's tasks are told here as its reply channel would, in order and decoded
+    // from the text stored; the others (revokes, dead-letterings, tasks of other senders) are told
+    // to waiters and listeners here at once.
+    for (const [entry, text] of encoded) {
+      if (entry.replyTo === this.settings.clientId && !refused.has(entry.record.id))
+        this.onNotice(entry.record.id, text);
+    }
     for (const entry of entries) {
       const { record } = entry;
       if (refused.has(record.id)) continue;
@@ -350,11 +357,14 @@ export class RedisBackend implements ResultBackend {
   }
 
   private onReply(message: string): void {
-    for (const [id, text] of JSON.parse(message) as Array<[string, string]>) {
-      // Kept even when delivered: a later wait on the same task (a second get()) finds it here.
-      if (isReadyText(text)) this.recent.add(id, text);
-      if (this.awaits(id)) this.deliver(this.codec.parse(text) as TaskRecord);
-    }
+    for (const [id, text] of JSON.parse(message) as Array<[string, string]>) this.onNotice(id, text);
+  }
+
+  /** A record of a task this client sent, heard on its reply channel or stored by this process. */
+  private onNotice(id: string, text: string): void {
+    // Kept even when delivered: a later wait on the same task (a second get()) finds it here.
+    if (isReadyText(text)) this.recent.add(id, text);
+    if (this.awaits(id)) this.deliver(this.codec.parse(text) as TaskRecord);
   }
 
   private async addForeignWaits(count: number): Promise<void> {

@@ -30,6 +30,30 @@ describe('waiting on Redis', () => {
     await expect(first.get({ timeout: 5_000 })).resolves.toBe(4);
   });
 
+  it("a worker in the sender's process tells its waits itself: nothing is published on its reply channel", async () => {
+    const app = fixture.app();
+    const add = app.task('waiting.add', (a: number, b: number) => a + b);
+    await app.worker({ concurrency: 4 }).start();
+    const heard: string[] = [];
+    const listener = fixture.redis().duplicate();
+    const other = fixture.app();
+    const otherHeard = new Promise<void>((resolve) =>
+      listener.on('message', (channel: string) => {
+        heard.push(channel);
+        if (channel.endsWith(other.clientId)) resolve();
+      }),
+    );
+    await listener.subscribe(`${fixture.prefix}:reply:${app.clientId}`, `${fixture.prefix}:reply:${other.clientId}`);
+    const sums = add.delayMany(Array.from({ length: 20 }, (_, i) => [i, i] as [number, number]));
+    await expect(Promise.all(sums)).resolves.toEqual(Array.from({ length: 20 }, (_, i) => 2 * i));
+    // Another app's task, run by the same worker, is published to that app's channel as before;
+    // one connection hears both channels in publishing order, so anything sent on the first came before.
+    await expect(other.sendTask('waiting.add', [1, 2])).resolves.toBe(3);
+    await otherHeard;
+    await listener.quit();
+    expect(heard).toEqual([`${fixture.prefix}:reply:${other.clientId}`]);
+  });
+
   it('an idle wait ended by its own due-time timer is not an error, and takes the task that came due', async () => {
     const app = fixture.app();
     const broker = app.broker;
