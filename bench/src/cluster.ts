@@ -11,6 +11,7 @@ import { Celeriac } from 'celeriac';
 import Redis from 'ioredis';
 import { startBenchServers, type BenchServers } from './cluster-servers';
 import { redisCpuMicros } from './process-cpu';
+import { commandCounts } from './redis-stats';
 import { median, percentile } from './stats';
 
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -25,6 +26,9 @@ interface Sample {
   /** Redis CPU per task, all nodes summed, and on the busiest node (µs). */
   redisCpu: number;
   busiestNodeCpu: number;
+  /** Redis commands per task, all nodes (scripts count their inner commands), and the top ones. */
+  commands: number;
+  topCommands: string;
   p50: number;
   p99: number;
 }
@@ -82,6 +86,7 @@ async function throughput(servers: BenchServers, topology: Topology, round: numb
   const noop = app.task('bench.noop', (i: number) => i);
   const nodes = nodesOf(servers, topology);
   const before = await Promise.all(nodes.map((node) => redisCpuMicros(node)));
+  const commandsBefore = await Promise.all(nodes.map((node) => commandCounts(node)));
   const start = process.hrtime.bigint();
   const perQueue = Math.ceil(jobs / queues.length);
   const sends: Array<Promise<unknown>> = [];
@@ -98,6 +103,14 @@ async function throughput(servers: BenchServers, topology: Topology, round: numb
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const after = await Promise.all(nodes.map((node) => redisCpuMicros(node)));
+  const commandsAfter = await Promise.all(nodes.map((node) => commandCounts(node)));
+  const perCommand = new Map<string, number>();
+  commandsAfter.forEach((counts, index) => {
+    for (const [name, calls] of counts) {
+      const delta = calls - (commandsBefore[index]?.get(name) ?? 0);
+      if (delta > 0) perCommand.set(name, (perCommand.get(name) ?? 0) + delta / total);
+    }
+  });
   const perNode = after.map((value, index) => (value - (before[index] ?? 0)) / total);
   await Promise.all(workers.map(stopWorker));
   await app.close();
@@ -106,6 +119,12 @@ async function throughput(servers: BenchServers, topology: Topology, round: numb
     jobsPerSecond: total / seconds,
     redisCpu: perNode.reduce((sum, value) => sum + value, 0),
     busiestNodeCpu: Math.max(...perNode),
+    commands: [...perCommand.values()].reduce((sum, value) => sum + value, 0),
+    topCommands: [...perCommand]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+      .join(', '),
   };
 }
 
@@ -151,15 +170,21 @@ async function main(): Promise<void> {
     `One node against a 3-master Redis Cluster, fresh servers; ${workerCount} worker processes at c=100 on 3 ` +
       `queues, ${jobs} no-op tasks a run sent while they run; medians of ${rounds} rounds in turn.\n`,
   );
-  console.log('| topology | jobs/s | Redis CPU µs per task, all nodes | busiest node | round trip p50 ms | p99 ms |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '| topology | jobs/s | Redis CPU µs per task, all nodes | busiest node | Redis commands per task | round trip p50 ms | p99 ms |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const topology of ['single', 'cluster'] as const) {
     console.log(
       `| ${topology} | ${at(topology, (s) => s.jobsPerSecond).toFixed(0)} | ${at(topology, (s) => s.redisCpu).toFixed(1)} ` +
-        `| ${at(topology, (s) => s.busiestNodeCpu).toFixed(1)} | ${at(topology, (s) => s.p50).toFixed(3)} ` +
+        `| ${at(topology, (s) => s.busiestNodeCpu).toFixed(1)} | ${at(topology, (s) => s.commands).toFixed(1)} ` +
+        `| ${at(topology, (s) => s.p50).toFixed(3)} ` +
         `| ${at(topology, (s) => s.p99).toFixed(3)} |`,
     );
   }
+  console.log('\nMost frequent commands per task (last round):');
+  for (const topology of ['single', 'cluster'] as const)
+    console.log(`- ${topology}: ${samples[topology].at(-1)?.topCommands}`);
 }
 
 main().catch((error: unknown) => {

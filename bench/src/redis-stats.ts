@@ -9,6 +9,14 @@ export async function totalCommands(client: Redis): Promise<number> {
   return total;
 }
 
+/** Calls per command since the stats were last reset (INFO commandstats), by command name. */
+export async function commandCounts(client: Redis): Promise<Map<string, number>> {
+  const info = await client.info('commandstats');
+  return new Map(
+    [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((match) => [match[1] ?? '', Number(match[2])]),
+  );
+}
+
 /** Deletes the keys under a prefix, found with SCAN; nothing else is touched. */
 export async function deleteKeys(client: Redis, pattern: string): Promise<void> {
   let cursor = '0';
