@@ -5,19 +5,36 @@
  */
 import type { CanvasNode, TaskNode } from './nodes';
 
-/** Returns `node` with the result TTL of each group's members aligned; `ttlOf` gives a step's TTL in ms. */
+/**
+ * Returns `node` with the result TTL of each group's members aligned; `ttlOf` gives a step's TTL in
+ * ms. Only what changes is copied: a member sent by this launch whose TTL is the longest already
+ * keeps its options (its message gets that TTL from `ttlOf` too), so a group of one task's calls,
+ * the usual case, is not copied member by member. Steps that run later carry the TTL in their
+ * options, since another process (with other defaults) sends them.
+ */
 export function alignGroupTtls(node: CanvasNode, ttlOf: (step: TaskNode) => number): CanvasNode {
+  return align(node, ttlOf, true);
+}
+
+/** `sentNow`: the node's first steps are sent by this launch (not later, by a worker). */
+function align(node: CanvasNode, ttlOf: (step: TaskNode) => number, sentNow: boolean): CanvasNode {
   switch (node.kind) {
     case 'task':
       return node;
-    case 'chain':
-      return { ...node, steps: node.steps.map((step) => alignGroupTtls(step, ttlOf)) };
+    case 'chain': {
+      const steps = node.steps.map((step, index) => align(step, ttlOf, sentNow && index === 0));
+      return steps.every((step, index) => step === node.steps[index]) ? node : { ...node, steps };
+    }
     case 'group': {
-      const members = node.members.map((member) => alignGroupTtls(member, ttlOf));
+      const members = node.members.map((member) => align(member, ttlOf, sentNow));
+      const ttls = members.map((member) => ttlOf(resultTask(member)));
       // A loop, not Math.max(...): a spread of 100,000 arguments overflows the stack.
       let ttl = -Infinity;
-      for (const member of members) ttl = Math.max(ttl, ttlOf(resultTask(member)));
-      return { ...node, members: members.map((member) => withResultTtl(member, ttl)) };
+      for (const memberTtl of ttls) ttl = Math.max(ttl, memberTtl);
+      const aligned = members.map((member, index) =>
+        sentNow && member.kind === 'task' && ttls[index] === ttl ? member : withResultTtl(member, ttl),
+      );
+      return aligned.every((member, index) => member === node.members[index]) ? node : { ...node, members: aligned };
     }
   }
 }
