@@ -9,8 +9,8 @@ const task = (name: string, resultTtl?: number): TaskNode => ({
   immutable: false,
 });
 /** 'long' tasks keep results 60 s, the others 10 s (or their own resultTtl). */
-const ttlOf = (step: TaskNode) => step.options.resultTtl ?? (step.task === 'long' ? 60_000 : 10_000);
-const ttlsOf = (node: CanvasNode): Array<number | undefined> =>
+const ttlOf = (step: TaskNode) => Number(step.options.resultTtl ?? (step.task === 'long' ? 60_000 : 10_000));
+const ttlsOf = (node: CanvasNode): unknown[] =>
   node.kind === 'task' ? [node.options.resultTtl] : (node.kind === 'group' ? node.members : node.steps).flatMap(ttlsOf);
 
 describe('alignGroupTtls', () => {
