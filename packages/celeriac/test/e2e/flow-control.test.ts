@@ -85,7 +85,10 @@ describe('flow control across worker processes', () => {
 
   it('20/s across 2 workers of 4 slots: 200 starts stay within the rate, other tasks not held behind', async () => {
     const { fixture } = e2e();
-    const workers = startWorkers(2, ['-c', '4']);
+    // Each run marks its admission as its lease deadline less the lease; a lease renewed before the
+    // run read it (every visibility / 3: 10 s by default, about this test's length) would move the
+    // marks of every task then admitted but not begun to the same instant. 10 min leases are not renewed here.
+    const workers = startWorkers(2, ['-c', '4'], { CELERIAC_TEST_VISIBILITY: '10m' });
     await Promise.all(workers.map((worker) => worker.ready()));
     const tasks = flowTasks(fixture.app());
     const rated = Array.from({ length: 200 }, (_, i) => tasks.rated.delay(i));
