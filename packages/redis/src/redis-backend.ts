@@ -22,6 +22,7 @@ import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/i
 import { ReplyError } from 'ioredis';
 import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
+import { GroupProgressBatcher } from './group-progress';
 import { RecentNotices } from './recent-notices';
 import { assertReplicable, awaitReplicas } from './replication';
 import { RedisEventLog } from './redis-event-log';
@@ -49,6 +50,8 @@ export class RedisBackend implements ResultBackend {
   private readonly recent = new RecentNotices();
   /** The app's event log, a stream beside the records. */
   readonly events: RedisEventLog;
+  /** Chord members counted together, per group and tick. */
+  private readonly groupProgress = new GroupProgressBatcher((...args) => this.countMembers(...args));
 
   constructor(
     private readonly connection: RedisConnection,
@@ -323,14 +326,23 @@ export class RedisBackend implements ResultBackend {
     for (const id of ids) this.recent.delete(id);
   }
 
-  async groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {
-    const [done, completed, repeated] = await runScript<[number, number, number]>(
+  groupMemberDone(groupId: string, index: number, size: number, ttl: number): Promise<GroupProgress> {
+    return this.groupProgress.memberDone(groupId, index, size, ttl);
+  }
+
+  /** Counts members of one group in one script call (see group-done-1.lua). */
+  private async countMembers(groupId: string, size: number, ttl: number, indices: number[]): Promise<GroupProgress[]> {
+    const replies = await runScript<number[]>(
       this.connection.client,
       'groupDone',
       [this.keys.group(groupId)],
-      [index, size, Math.round(ttl)],
+      [size, Math.round(ttl), ...indices],
     );
-    return { done, completed: completed === 1, repeated: repeated === 1 };
+    return indices.map((_, i) => ({
+      done: replies[i * 3] as number,
+      completed: replies[i * 3 + 1] === 1,
+      repeated: replies[i * 3 + 2] === 1,
+    }));
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,24 @@ export function groupCases(open: OpenBackend): void {
     expect(await backend.groupMemberDone('g', 1, 3, 60_000)).toEqual({ done: 3, completed: false, repeated: true });
   });
 
+  it('groupMemberDone: members counted in the same tick, one twice, each get their own progress in order', async () => {
+    const { backend } = await open();
+    const progress = await Promise.all([
+      backend.groupMemberDone('tick', 0, 3, 60_000),
+      backend.groupMemberDone('tick', 1, 3, 60_000),
+      backend.groupMemberDone('single', 0, 1, 60_000),
+      backend.groupMemberDone('tick', 1, 3, 60_000),
+      backend.groupMemberDone('tick', 2, 3, 60_000),
+    ]);
+    expect(progress).toEqual([
+      { done: 1, completed: false, repeated: false },
+      { done: 2, completed: false, repeated: false },
+      { done: 1, completed: true, repeated: false },
+      { done: 2, completed: false, repeated: true },
+      { done: 3, completed: true, repeated: false },
+    ]);
+  });
+
   it('groupMemberDone: exactly one of many concurrent callers sees the group completed', async () => {
     const { backend, writer } = await open();
     const size = 25;
