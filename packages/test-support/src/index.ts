@@ -30,6 +30,15 @@ export {
   switchSentinelMaster,
   untilSentinelsHealthy,
 } from './sentinel-servers';
+export {
+  clusterMasters,
+  moveSlot,
+  restoreSlot,
+  slotMoveReplies,
+  slotOwner,
+  type MoveSlotOptions,
+  type SlotMaster,
+} from './cluster-slots';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';
