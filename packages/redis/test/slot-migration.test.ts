@@ -1,5 +1,7 @@
 /** Which errors mean that a cluster refused a script call because its slot was moving (and ran nothing). */
+import { BrokerUnavailableError } from '@celeriac/core';
 import { isSlotMoving, retryWhileSlotMoves } from '../src/slot-migration';
+import { unavailable } from '../src/unavailable';
 
 describe('isSlotMoving', () => {
   it.each([
@@ -38,5 +40,18 @@ describe('retryWhileSlotMoves', () => {
       }),
     ).rejects.toThrow('Connection is closed.');
     expect(failing).toBe(1);
+  });
+});
+
+describe('unavailable', () => {
+  it('reports a call refused while its slot moved as BrokerUnavailableError, saying why', () => {
+    const refused = new Error('Too many Cluster redirections. Last error: ReplyError: TRYAGAIN Multiple keys request');
+    const error = unavailable(refused, 'publish', {
+      url: 'redis+cluster://:secret@h1:7000,h2:7001',
+      lastError: undefined,
+    });
+    expect(error).toBeInstanceOf(BrokerUnavailableError);
+    expect((error as Error).message).toMatch(/Could not publish: .*kept moving the slot.*resharding/);
+    expect((error as Error).message).not.toContain('secret');
   });
 });

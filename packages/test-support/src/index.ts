@@ -11,8 +11,11 @@ export {
   untilAfter,
 } from './redis-fixture';
 export {
+  CLUSTER_BASE_PORT,
   CLUSTER_PORTS,
   CLUSTER_URL,
+  clusterPorts,
+  clusterUrl,
   startClusterNode,
   startTestCluster,
   stopTestCluster,
