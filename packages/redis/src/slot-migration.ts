@@ -7,7 +7,7 @@
  */
 
 /** How long a refused script call is sent again after ioredis gave up on it. */
-const PATIENCE_MS = 10_000;
+const PATIENCE_MS = 15_000;
 /** The pause between attempts. */
 const RETRY_MS = 100;
 
