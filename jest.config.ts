@@ -68,7 +68,8 @@ const config: Config = {
       ...servers('topology'),
     },
     // The Redis suites again on a local Redis Cluster of 3 masters and 3 replicas (ports 7000-7005),
-    // started for this project and stopped at the end: conformance, a worker run, a chord of 1,000.
+    // started for this project and stopped at the end: conformance, a worker run, a chord of 1,000,
+    // resharding; and a master failover on a cluster of its own (7100-7105, started by the test).
     {
       ...shared,
       displayName: 'cluster',
@@ -77,6 +78,7 @@ const config: Config = {
         '<rootDir>/packages/redis/test/conformance.test.ts',
         '<rootDir>/packages/redis/test/beat-store-conformance.test.ts',
         '**/test/cluster/*.test.ts',
+        '**/test/cluster-failover/*.test.ts',
       ],
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-cluster.ts'],
       ...servers('cluster'),

@@ -15,10 +15,13 @@ import {
   type BrokerSettings,
   type Codec,
   type ResultBackend,
+  type CeleriacOptions as CoreOptions,
+  type TransportClient,
 } from '@celeriac/core';
 import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
-import { CLUSTER_SCHEMES, SENTINEL_SCHEMES } from '@celeriac/redis';
+import { CLUSTER_SCHEMES, isRedisClient, SENTINEL_SCHEMES, type RedisClient } from '@celeriac/redis';
+import type { CeleriacOptions } from './options';
 import { RedisTransports } from './transports';
 
 /** The Redis URL schemes. */
@@ -28,6 +31,15 @@ const REDIS_SCHEMES = ['redis:', 'rediss:', ...SENTINEL_SCHEMES, ...CLUSTER_SCHE
 export class Celeriac extends CeleriacCore {
   #redisTransports: RedisTransports | undefined;
   #beatInstance: Beat | undefined;
+
+  /**
+   * An app on `options.broker`: a URL, a Broker object, or an ioredis client you made and close
+   * yourself after `app.close()` (see {@link CeleriacOptions.broker}).
+   * @throws CeleriacError `CELERIAC_INVALID_OPTION` or `CELERIAC_UNSUPPORTED_URL`, naming the option.
+   */
+  constructor(options: CeleriacOptions = {}) {
+    super(coreOptions(options));
+  }
 
   /**
    * Creates an in-process worker for this app (call `start()` on it). Closing the app closes it.
@@ -56,20 +68,28 @@ export class Celeriac extends CeleriacCore {
     return this.#beatInstance;
   }
 
-  protected override createBroker(url: URL, settings: BrokerSettings): Broker {
-    if (REDIS_SCHEMES.includes(url.protocol) && this.options.protocol === 'celery') {
-      return this.redis().celeryBroker(url, settings, this.options.celery, runtimeOf(this).codec);
+  protected override createBroker(target: URL | TransportClient, settings: BrokerSettings): Broker {
+    if (!this.isRedis(target)) return super.createBroker(target, settings);
+    if (this.options.protocol === 'celery') {
+      return this.redis().celeryBroker(target, settings, this.options.celery, runtimeOf(this).codec);
     }
-    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().broker(url, settings);
-    return super.createBroker(url, settings);
+    return this.redis().broker(target, settings);
   }
 
-  protected override createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
-    if (REDIS_SCHEMES.includes(url.protocol) && this.options.protocol === 'celery') {
-      return this.redis().celeryBackend(url, settings, this.options.celery, codec);
+  protected override createBackend(
+    target: URL | TransportClient,
+    settings: BackendSettings,
+    codec: Codec,
+  ): ResultBackend {
+    if (!this.isRedis(target)) return super.createBackend(target, settings, codec);
+    if (this.options.protocol === 'celery') {
+      return this.redis().celeryBackend(target, settings, this.options.celery, codec);
     }
-    if (REDIS_SCHEMES.includes(url.protocol)) return this.redis().backend(url, settings, codec);
-    return super.createBackend(url, settings, codec);
+    return this.redis().backend(target, settings, codec);
+  }
+
+  protected override isTransportClient(target: object): boolean {
+    return isRedisClient(target);
   }
 
   protected override supportedSchemes(): string[] {
@@ -79,11 +99,12 @@ export class Celeriac extends CeleriacCore {
   /** Beat keeps its state where the broker is: in Redis, or in this process for `memory://`. */
   private createBeatStore(): BeatStore {
     const broker = this.options.broker;
+    if (isRedisClient(broker)) return this.redis().beatStore(broker, this.options.prefix);
     if (typeof broker !== 'string') {
       throw new CeleriacError(
         'CELERIAC_INVALID_OPTION',
-        'Periodic tasks keep their state next to the broker: give the broker as a URL (redis://... or memory://), ' +
-          'not as an object.',
+        'Periodic tasks keep their state next to the broker: give the broker as a URL (redis://... or ' +
+          'memory://) or an ioredis client, not as a Broker object.',
       );
     }
     const url = parseTransportUrl(broker);
@@ -92,8 +113,43 @@ export class Celeriac extends CeleriacCore {
       : new MemoryBeatStore();
   }
 
+  /** True for a Redis URL or an ioredis client. */
+  private isRedis(target: URL | TransportClient): target is URL | (TransportClient & RedisClient) {
+    return target instanceof URL ? REDIS_SCHEMES.includes(target.protocol) : isRedisClient(target);
+  }
+
   private redis(): RedisTransports {
     this.#redisTransports ??= new RedisTransports();
     return this.#redisTransports;
   }
+}
+
+/**
+ * Core's options for `options`: an ioredis client as broker serves as the backend too unless one is
+ * given, and passes through core as an opaque client.
+ * @throws CeleriacError `CELERIAC_INVALID_OPTION` for an ioredis client from another copy of ioredis.
+ */
+function coreOptions(options: CeleriacOptions): CoreOptions {
+  const { broker, backend } = options;
+  for (const [what, target] of [
+    ['broker', broker],
+    ['backend', backend],
+  ] as const) {
+    if (looksLikeForeignClient(target)) {
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        `The ${what} is an ioredis client from another copy of ioredis than celeriac's. Install one ioredis ` +
+          `version (npm ls ioredis) so that both use the same.`,
+      );
+    }
+  }
+  const defaultBackend = isRedisClient(broker) ? broker : undefined;
+  return { ...options, backend: backend ?? defaultBackend } as CoreOptions;
+}
+
+/** An ioredis-like client that `isRedisClient` does not know (its class comes from another ioredis). */
+function looksLikeForeignClient(target: unknown): boolean {
+  if (typeof target !== 'object' || target === null || isRedisClient(target)) return false;
+  const client = target as { duplicate?: unknown; defineCommand?: unknown };
+  return typeof client.duplicate === 'function' && typeof client.defineCommand === 'function';
 }

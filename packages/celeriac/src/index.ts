@@ -2,6 +2,7 @@
  * celeriac: distributed tasks for TypeScript. This is the public API; see the docs for a tour.
  */
 export { Celeriac } from './celeriac';
+export type { CeleriacOptions } from './options';
 export {
   AppEvents,
   AsyncResult,
@@ -70,7 +71,6 @@ export {
   type TaskEventFields,
   type WorkerEvent,
   type WorkerEventFields,
-  type CeleriacOptions,
   type ChangeSubscription,
   type Composable,
   type ConcurrencyBudget,

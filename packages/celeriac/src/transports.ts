@@ -1,8 +1,8 @@
 /**
  * Maps broker and backend URLs to implementations: `memory://` (from core) and `redis://`,
  * `redis+sentinel://` and `redis+cluster://` (each also as `rediss...`), speaking Celeriac's protocol
- * or, with `protocol: 'celery'`, Celery's. One app shares one Redis connection set per URL between
- * its broker, its backend and its beat store.
+ * or, with `protocol: 'celery'`, Celery's; or an ioredis client made by the caller. One app shares one
+ * Redis connection set per URL (or client) between its broker, its backend and its beat store.
  */
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
 import { transportUrlText } from '@celeriac/core/internal';
@@ -16,27 +16,31 @@ import {
   RedisBroker,
   RedisConnection,
   type CeleryBrokerOptions,
+  type RedisClient,
 } from '@celeriac/redis';
 
-/** Creates Redis brokers and backends, sharing connections by URL. */
+/** A Redis URL, or an ioredis client the caller made (and closes). */
+type RedisTarget = URL | RedisClient;
+
+/** Creates Redis brokers and backends, sharing connections by URL (or by the client given). */
 export class RedisTransports {
-  private readonly connections = new Map<string, RedisConnection>();
+  private readonly connections = new Map<string | RedisClient, RedisConnection>();
   private workflow: CeleryWorkflow | undefined;
 
   /** A broker for a redis URL. */
-  broker(url: URL, settings: BrokerSettings): Broker {
-    return new RedisBroker(this.connection(url), settings);
+  broker(target: RedisTarget, settings: BrokerSettings): Broker {
+    return new RedisBroker(this.connection(target), settings);
   }
 
   /** A result backend for a redis URL. */
-  backend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
-    return new RedisBackend(this.connection(url), settings, codec);
+  backend(target: RedisTarget, settings: BackendSettings, codec: Codec): ResultBackend {
+    return new RedisBackend(this.connection(target), settings, codec);
   }
 
   /** A broker that speaks Celery protocol v2 on kombu's Redis transport (`protocol: 'celery'`). */
-  celeryBroker(url: URL, settings: BrokerSettings, options: CeleryBrokerOptions, codec: Codec): Broker {
+  celeryBroker(target: RedisTarget, settings: BrokerSettings, options: CeleryBrokerOptions, codec: Codec): Broker {
     return new CeleryBroker(
-      this.connection(url),
+      this.connection(target),
       settings,
       options,
       codec,
@@ -45,8 +49,13 @@ export class RedisTransports {
   }
 
   /** A result backend in Celery's Redis result format (`protocol: 'celery'`). */
-  celeryBackend(url: URL, settings: BackendSettings, options: CeleryBrokerOptions, codec: Codec): ResultBackend {
-    return new CeleryBackend(this.connection(url), settings, codec, this.celeryWorkflow(codec, options, settings));
+  celeryBackend(
+    target: RedisTarget,
+    settings: BackendSettings,
+    options: CeleryBrokerOptions,
+    codec: Codec,
+  ): ResultBackend {
+    return new CeleryBackend(this.connection(target), settings, codec, this.celeryWorkflow(codec, options, settings));
   }
 
   /** The one workflow tracker the app's Celery broker and backend share (the broker remembers, the backend sends). */
@@ -56,13 +65,13 @@ export class RedisTransports {
   }
 
   /** The beat store (scheduler lease, last slots, runtime entries) for a redis URL. */
-  beatStore(url: URL, prefix: string): BeatStore {
-    return new RedisBeatStore(this.connection(url), prefix);
+  beatStore(target: RedisTarget, prefix: string): BeatStore {
+    return new RedisBeatStore(this.connection(target), prefix);
   }
 
-  private connection(url: URL): RedisConnection {
+  private connection(target: RedisTarget): RedisConnection {
     // A host list (Sentinel, Cluster) is percent-encoded in a URL object: the connection gets it as written.
-    const key = transportUrlText(url);
+    const key = target instanceof URL ? transportUrlText(target) : target;
     let connection = this.connections.get(key);
     if (!connection) {
       connection = new RedisConnection(key);

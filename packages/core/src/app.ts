@@ -19,6 +19,7 @@ import { FailedTasks } from './failed/failed-tasks';
 import { registerInstance } from './internal/register-instance';
 import { resolveAppOptions } from './internal/resolve-options';
 import { AppRuntime, unsupportedUrl } from './internal/runtime';
+import type { TransportClient } from './transport-client';
 import { attachRuntime } from './internal/runtime-of';
 import { MemoryBackend } from './memory/memory-backend';
 import { MemoryBroker } from './memory/memory-broker';
@@ -38,8 +39,9 @@ export class CeleriacCore {
   constructor(options: CeleriacOptions = {}) {
     this.#runtime = new AppRuntime(resolveAppOptions(options), {
       schemes: () => this.supportedSchemes(),
-      createBroker: (url, settings) => this.createBroker(url, settings),
-      createBackend: (url, settings, codec) => this.createBackend(url, settings, codec),
+      isClient: (target): target is TransportClient => this.isTransportClient(target),
+      createBroker: (target, settings) => this.createBroker(target, settings),
+      createBackend: (target, settings, codec) => this.createBackend(target, settings, codec),
     });
     attachRuntime(this, this.#runtime);
   }
@@ -203,20 +205,39 @@ export class CeleriacCore {
     return this.#runtime.close();
   }
 
-  /** Creates the broker for a URL; subclasses add schemes. */
-  protected createBroker(url: URL, settings: BrokerSettings): Broker {
-    if (url.protocol === 'memory:') return new MemoryBroker(settings);
-    throw unsupportedUrl(url, 'broker', this.supportedSchemes());
+  /** Creates the broker for a URL (or a client object); subclasses add schemes and clients. */
+  protected createBroker(target: URL | TransportClient, settings: BrokerSettings): Broker {
+    if (target instanceof URL && target.protocol === 'memory:') return new MemoryBroker(settings);
+    throw unsupportedTarget(target, 'broker', this.supportedSchemes());
   }
 
-  /** Creates the result backend for a URL; subclasses add schemes. */
-  protected createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend {
-    if (url.protocol === 'memory:') return new MemoryBackend(codec, settings.eventsMaxLength);
-    throw unsupportedUrl(url, 'backend', this.supportedSchemes());
+  /** Creates the result backend for a URL (or a client object); subclasses add schemes and clients. */
+  protected createBackend(target: URL | TransportClient, settings: BackendSettings, codec: Codec): ResultBackend {
+    if (target instanceof URL && target.protocol === 'memory:')
+      return new MemoryBackend(codec, settings.eventsMaxLength);
+    throw unsupportedTarget(target, 'backend', this.supportedSchemes());
+  }
+
+  /**
+   * True for a client object that {@link CeleriacCore.createBroker} connects through, given as the
+   * broker or backend in place of a URL. Core knows none; `Celeriac` recognizes ioredis clients.
+   */
+  protected isTransportClient(_target: object): boolean {
+    return false;
   }
 
   /** The URL schemes this app can connect to. */
   protected supportedSchemes(): string[] {
     return ['memory:'];
   }
+}
+
+/** The error for a URL whose scheme no transport knows, or for a client object no transport takes. */
+function unsupportedTarget(target: URL | TransportClient, what: string, schemes: readonly string[]): CeleriacError {
+  if (target instanceof URL) return unsupportedUrl(target, what, schemes);
+  return new CeleriacError(
+    'CELERIAC_INVALID_OPTION',
+    `The ${what} is a client object this app cannot use. Give a URL (${schemes.join(', ')}) or a ${what} object; ` +
+      `import Celeriac from the 'celeriac' package to pass an ioredis client.`,
+  );
 }

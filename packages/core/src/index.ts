@@ -127,6 +127,7 @@ export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
 export { MAX_RESULT_TTL_MS } from './result-ttl-limit';
+export type { TransportClient } from './transport-client';
 export type { Envelope } from './message';
 export type {
   ApplyOptions,

@@ -7,6 +7,7 @@ import type { ResultBackend } from './backend';
 import type { Broker, ReplicationSettings } from './broker';
 import type { Duration } from './duration';
 import type { FlowOptions } from './flow/flow-options';
+import type { TransportClient } from './transport-client';
 
 /** Options of `new Celeriac(...)`. */
 export interface CeleriacOptions {
@@ -238,8 +239,9 @@ export interface CeleryProtocolOptions {
 
 /** The app's options after defaults and parsing. */
 export interface ResolvedAppOptions {
-  broker: string | Broker;
-  backend: string | ResultBackend;
+  /** A URL, a Broker, or a client object the app's transports connect through (see TransportClient). */
+  broker: string | Broker | TransportClient;
+  backend: string | ResultBackend | TransportClient;
   prefix: string;
   visibilityTimeout: number;
   protocol: WireProtocol;

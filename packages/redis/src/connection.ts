@@ -10,7 +10,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { BlockingClient } from './blocking-client';
 import { closeClient } from './close-client';
 import { isClusterUrl, parseClusterUrl } from './cluster-url';
-import { isCluster, type RedisClient } from './redis-client';
+import { checkGivenClient, isCluster, type RedisClient } from './redis-client';
 import { defineScripts } from './scripts';
 import { isSentinelUrl, sentinelOptions } from './sentinel-url';
 import { Subscriber } from './subscriber';
@@ -55,19 +55,25 @@ export class RedisConnection {
   /** Why the last connection attempt failed (ECONNREFUSED, ...), until the next one succeeds. */
   lastError: Error | undefined;
 
+  private readonly onError = (error: Error) => (this.lastError = error);
+  private readonly onReady = () => (this.lastError = undefined);
+
   /**
    * Connects to `target`: a `redis://`, `redis+sentinel://` (see sentinel-url.ts) or `redis+cluster://`
-   * URL (each also `rediss...`), or an ioredis client (Redis or Cluster) made by the caller, who keeps
-   * closing it.
-   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a Sentinel or Cluster URL that cannot be used.
+   * URL (each also `rediss...`), or an ioredis client (Redis or Cluster) made by the caller. A client
+   * passed in stays the caller's: {@link RedisConnection.release} closes only the connections made from
+   * it (blocking and subscriber duplicates, with its options), never the client itself.
+   * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a Sentinel or Cluster URL that cannot be used, or
+   * a client passed in with a `keyPrefix`.
    */
   constructor(target: string | RedisClient, options: RedisConnectionOptions = {}) {
     this.ownsClient = typeof target === 'string';
+    if (typeof target !== 'string') checkGivenClient(target);
     this.url = typeof target === 'string' ? target : describeClient(target);
     this.client = typeof target === 'string' ? createClient(target, options) : target;
     // Reported through the failing commands, which name the last one (ioredis's own error does not).
-    this.client.on('error', (error: Error) => (this.lastError = error));
-    this.client.on('ready', () => (this.lastError = undefined));
+    this.client.on('error', this.onError);
+    this.client.on('ready', this.onReady);
     defineScripts(this.client);
   }
 
@@ -117,7 +123,9 @@ export class RedisConnection {
     if (this.users > 0) return;
     this.disconnectBlocking();
     await this.subscriberInstance?.close();
-    if (this.ownsClient) await closeClient(this.client);
+    if (this.ownsClient) return closeClient(this.client);
+    this.client.off('error', this.onError);
+    this.client.off('ready', this.onReady);
   }
 }
 

@@ -9,7 +9,7 @@ export { corked, RedisConnection, type RedisConnectionOptions } from './connecti
 export { redactUrl } from './redact-url';
 export { isSentinelUrl, SENTINEL_SCHEMES, sentinelOptions } from './sentinel-url';
 export { CLUSTER_SCHEMES, isClusterUrl, parseClusterUrl, type ClusterNode, type ClusterTarget } from './cluster-url';
-export { isCluster, scanKeys, type RedisClient } from './redis-client';
+export { isCluster, isRedisClient, scanKeys, type RedisClient } from './redis-client';
 export { KeySpace, queueKeyList, type BeatKeys, type QueueKeys } from './keys';
 export { runScript, type ScriptName } from './scripts';
 export { CeleryBackend } from './celery/celery-backend';

@@ -4,11 +4,31 @@
  * spans slots is split (see key-slot.ts), and a scan visits every master.
  */
 import { CeleriacError } from '@celeriac/core';
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { keySlot } from './key-slot';
 
 /** A client of one Redis node or of a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
+
+/** True for an ioredis `Redis` or `Cluster` client (of the ioredis this package uses). */
+export function isRedisClient(value: unknown): value is RedisClient {
+  return value instanceof Redis || value instanceof Cluster;
+}
+
+/**
+ * Checks a client made by the caller before the app uses it.
+ * @throws CeleriacError `CELERIAC_INVALID_OPTION` for a client with a `keyPrefix` (the app's `prefix`
+ * names its keys: ioredis would prefix the keys of a script call but not those the script builds).
+ */
+export function checkGivenClient(client: RedisClient): void {
+  const options = isCluster(client) ? { ...client.options, ...client.options.redisOptions } : client.options;
+  if (!options.keyPrefix) return;
+  throw new CeleriacError(
+    'CELERIAC_INVALID_OPTION',
+    `The ioredis client given to the app has keyPrefix ${JSON.stringify(options.keyPrefix)}. Create it without ` +
+      `keyPrefix and set the app's prefix option instead.`,
+  );
+}
 
 /** True when `client` talks to a Redis Cluster. */
 export function isCluster(client: RedisClient): client is Cluster {

@@ -5,7 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RedisClient } from './redis-client';
+import { isCluster, type RedisClient } from './redis-client';
+import { retryWhileSlotMoves } from './slot-migration';
 
 /** The scripts this package ships. */
 export type ScriptName =
@@ -73,7 +74,7 @@ export function defineScripts(client: RedisClient): void {
   for (const script of loadScripts()) client.defineCommand(commandName(script.name), { lua: script.lua });
 }
 
-/** Calls a registered script. */
+/** Calls a registered script; on a cluster, again while its slot migrates (see slot-migration.ts). */
 export function runScript<T>(
   client: RedisClient,
   name: ScriptName,
@@ -84,7 +85,8 @@ export function runScript<T>(
     commandName(name)
   ];
   if (!command) throw new Error(`Script ${name} is not defined on this client`);
-  return command.call(client, keys.length, ...keys, ...args);
+  const call = () => command.call(client, keys.length, ...keys, ...args);
+  return isCluster(client) ? retryWhileSlotMoves(call) : call();
 }
 
 /** Script methods get a prefix so they never shadow a Redis command of the same name (PUBLISH). */

@@ -18,11 +18,15 @@ export class Subscriber {
   private readonly pending = new Map<string, Promise<unknown>>();
   private readonly reconnectListeners = new Set<() => void>();
   private connectedBefore = false;
+  /** Stops listening on the parent client (which may be the user's, outliving this subscriber). */
+  private readonly detach: () => void;
 
   constructor(parent: RedisClient) {
     this.client = duplicateFor(parent);
     // On a cluster, a node that left (a failed master) may have taken notices published through it.
-    if (isCluster(parent)) parent.on('-node', () => this.reconnectListeners.forEach((listener) => listener()));
+    const nodeLeft = () => this.reconnectListeners.forEach((listener) => listener());
+    if (isCluster(parent)) parent.on('-node', nodeLeft);
+    this.detach = () => void parent.off('-node', nodeLeft);
     this.client.on('error', () => undefined);
     this.client.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
@@ -80,6 +84,7 @@ export class Subscriber {
 
   /** Closes the connection. */
   async close(): Promise<void> {
+    this.detach();
     this.handlers.clear();
     await closeClient(this.client);
   }

@@ -2,6 +2,7 @@
 import { BrokerUnavailableError, CeleriacError } from '@celeriac/core';
 import { isNoPermission, noPermission } from './no-permission';
 import { redactUrl } from './redact-url';
+import { isSlotMoving } from './slot-migration';
 
 /** What the message says about the connection: its URL, and why its last attempt failed. */
 export interface ConnectionFacts {
@@ -21,6 +22,13 @@ export function unavailable(error: unknown, action: string, connection: Connecti
   if (error instanceof CeleriacError) return error;
   if (isNoPermission(error)) return noPermission(error, action);
   const message = error instanceof Error ? error.message : String(error);
+  if (isSlotMoving(error)) {
+    return new BrokerUnavailableError(
+      `Could not ${action}: the Redis Cluster at ${redactUrl(connection.url)} kept moving the slot it needs ` +
+        `between masters (${message}). Try again once the resharding is done.`,
+      { cause: error },
+    );
+  }
   const retriesUsed = error instanceof Error && error.name === 'MaxRetriesPerRequestError';
   const connectionLost = retriesUsed || CONNECTION_LOST.test(message);
   if (!connectionLost) return error;

@@ -11,8 +11,11 @@ export {
   untilAfter,
 } from './redis-fixture';
 export {
+  CLUSTER_BASE_PORT,
   CLUSTER_PORTS,
   CLUSTER_URL,
+  clusterPorts,
+  clusterUrl,
   startClusterNode,
   startTestCluster,
   stopTestCluster,
@@ -30,6 +33,15 @@ export {
   switchSentinelMaster,
   untilSentinelsHealthy,
 } from './sentinel-servers';
+export {
+  clusterMasters,
+  moveSlot,
+  restoreSlot,
+  slotMoveReplies,
+  slotOwner,
+  type MoveSlotOptions,
+  type SlotMaster,
+} from './cluster-slots';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';

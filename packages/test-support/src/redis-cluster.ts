@@ -1,5 +1,6 @@
 /**
- * A local Redis Cluster for the tests: three masters with one replica each on 127.0.0.1:7000-7005,
+ * A local Redis Cluster for the tests: three masters with one replica each on six loopback ports from
+ * a base (7000-7005 for the cluster the suites share; the failover test starts its own on 7100-7105),
  * started with `redis-server --cluster-enabled yes` and joined with `redis-cli --cluster create`.
  * One already up (cluster_state:ok on every port) is reused and left running; one started here is
  * stopped by {@link stopTestCluster}. The shared Redis on 6379 is never touched.
@@ -12,16 +13,31 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The cluster's ports: 7000-7002 start as masters, 7003-7005 as their replicas. */
-export const CLUSTER_PORTS = [7000, 7001, 7002, 7003, 7004, 7005] as const;
+/** The first port of the cluster the suites share. */
+export const CLUSTER_BASE_PORT = 7000;
 
-/** The URL of the test cluster. */
-export const CLUSTER_URL = `redis+cluster://${CLUSTER_PORTS.slice(0, 3)
-  .map((port) => `127.0.0.1:${port}`)
-  .join(',')}`;
+/** The six ports of a test cluster from `base`: the first three start as masters, the rest as their replicas. */
+export function clusterPorts(base: number = CLUSTER_BASE_PORT): number[] {
+  return Array.from({ length: 6 }, (_, index) => base + index);
+}
 
-/** What {@link startTestCluster} did: started the servers (in `dir`) or found them running. */
+/** The URL of a test cluster (its masters as startup nodes). */
+export function clusterUrl(base: number = CLUSTER_BASE_PORT): string {
+  return `redis+cluster://${clusterPorts(base)
+    .slice(0, 3)
+    .map((port) => `127.0.0.1:${port}`)
+    .join(',')}`;
+}
+
+/** The ports of the shared test cluster: 7000-7002 start as masters, 7003-7005 as their replicas. */
+export const CLUSTER_PORTS = clusterPorts();
+
+/** The URL of the shared test cluster. */
+export const CLUSTER_URL = clusterUrl();
+
+/** What {@link startTestCluster} did: started the servers on `ports` (in `dir`) or found them running. */
 export interface TestClusterState {
+  ports: number[];
   started: boolean;
   dir?: string;
 }
@@ -37,8 +53,8 @@ async function cli(port: number, ...args: string[]): Promise<string | undefined>
 }
 
 /** True when every node answers and reports cluster_state:ok with every slot assigned. */
-async function clusterOk(): Promise<boolean> {
-  const infos = await Promise.all(CLUSTER_PORTS.map((port) => cli(port, 'cluster', 'info')));
+async function clusterOk(ports: readonly number[]): Promise<boolean> {
+  const infos = await Promise.all(ports.map((port) => cli(port, 'cluster', 'info')));
   return infos.every((info) => info?.includes('cluster_state:ok') && info.includes('cluster_slots_assigned:16384'));
 }
 
@@ -51,30 +67,20 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
   }
 }
 
-/** Starts the test cluster unless one is up already. */
-export async function startTestCluster(): Promise<TestClusterState> {
-  if (await clusterOk()) return { started: false };
+/** Starts the test cluster on the six ports from `base` unless one is up there already. */
+export async function startTestCluster(base: number = CLUSTER_BASE_PORT): Promise<TestClusterState> {
+  const ports = clusterPorts(base);
+  if (await clusterOk(ports)) return { ports, started: false };
   const dir = mkdtempSync(join(tmpdir(), 'celeriac-cluster-'));
-  for (const port of CLUSTER_PORTS) await startClusterNode(port, join(dir, String(port)));
-  await until(
-    async () => (await Promise.all(CLUSTER_PORTS.map((port) => cli(port, 'ping')))).every(Boolean),
-    10_000,
-    'answer',
-  );
+  await Promise.all(ports.map((port) => startClusterNode(port, join(dir, String(port)))));
+  await until(async () => (await Promise.all(ports.map((port) => cli(port, 'ping')))).every(Boolean), 10_000, 'answer');
   await run(
     'redis-cli',
-    [
-      '--cluster',
-      'create',
-      ...CLUSTER_PORTS.map((port) => `127.0.0.1:${port}`),
-      '--cluster-replicas',
-      '1',
-      '--cluster-yes',
-    ],
+    ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
     { timeout: 30_000 },
   );
-  await until(clusterOk, 30_000, 'reach cluster_state:ok');
-  return { started: true, dir };
+  await until(() => clusterOk(ports), 30_000, 'reach cluster_state:ok');
+  return { ports, started: true, dir };
 }
 
 /**
@@ -106,14 +112,15 @@ export async function startClusterNode(port: number, dir: string): Promise<void>
   ]);
 }
 
-/** Resolves once every node of the test cluster answers and reports cluster_state:ok. */
-export function untilClusterOk(ms = 30_000): Promise<void> {
-  return until(clusterOk, ms, 'reach cluster_state:ok');
+/** Resolves once every node of the test cluster from `base` answers and reports cluster_state:ok. */
+export function untilClusterOk(ms = 30_000, base: number = CLUSTER_BASE_PORT): Promise<void> {
+  const ports = clusterPorts(base);
+  return until(() => clusterOk(ports), ms, 'reach cluster_state:ok');
 }
 
 /** Stops a cluster that {@link startTestCluster} started (one found running is left alone). */
 export async function stopTestCluster(state: TestClusterState): Promise<void> {
   if (!state.started) return;
-  await Promise.all(CLUSTER_PORTS.map((port) => cli(port, 'shutdown', 'nosave')));
+  await Promise.all(state.ports.map((port) => cli(port, 'shutdown', 'nosave')));
   if (state.dir) rmSync(state.dir, { recursive: true, force: true });
 }

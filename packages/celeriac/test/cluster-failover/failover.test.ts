@@ -1,21 +1,40 @@
 /**
- * A master failover under load on the local test cluster: kill -9 the master holding a busy queue
- * while two `celeriac worker` processes run 2,000 tasks from it. Its replica is promoted; the workers
- * and the sender follow it; every task finishes, and the test reports how many ran more than once.
- * Run with `npm run test:failover` (it kills a node, so it runs alone, not inside `npm test`).
+ * A master failover under load: kill -9 the master holding a busy queue while two `celeriac worker`
+ * processes run 2,000 tasks from it. Its replica is promoted; the workers and the sender follow it;
+ * every task finishes, and the test reports how many ran more than once. It kills a node, so it runs
+ * on a cluster of its own (3 masters, 3 replicas on 7100-7105), started and stopped here, and leaves
+ * the cluster the other suites share (7000-7005) alone.
  */
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { Cluster } from 'ioredis';
 import { KeySpace } from '@celeriac/redis';
-import { startClusterNode, untilClusterOk } from '@celeriac/test-support';
+import {
+  clusterUrl,
+  startClusterNode,
+  startTestCluster,
+  stopTestCluster,
+  untilClusterOk,
+  type TestClusterState,
+} from '@celeriac/test-support';
 import { masterFor } from '../../../redis/src/redis-client';
 import { useE2e } from '../e2e/support/worker-process';
 
 const TASKS = 2_000;
+/** The workers' visibility timeout: how long tasks running on the killed master take to come back. */
+const LEASE = '5s';
+/** The first port of this test's own cluster. */
+const BASE_PORT = 7100;
 
 describe('a Redis Cluster master failover under load', () => {
-  const context = useE2e('cluster-failover');
+  let cluster: TestClusterState | undefined;
+  beforeAll(async () => {
+    cluster = await startTestCluster(BASE_PORT);
+  }, 60_000);
+  afterAll(async () => {
+    if (cluster) await stopTestCluster(cluster);
+  });
+  const context = useE2e('cluster-failover', () => clusterUrl(BASE_PORT));
 
   it('kill -9 of the busy queue’s master while 2,000 tasks run: all finish, duplicates counted', async () => {
     const { fixture, workers } = context();
@@ -30,7 +49,9 @@ describe('a Redis Cluster master failover under load', () => {
       .trim()
       .split('\n')[1] as string;
 
-    const running = [workers.start(['-Q', queue, '-c', '20']), workers.start(['-Q', queue, '-c', '20'])];
+    // A short lease: tasks that were running on the dead master come back after it, not after 30 s.
+    const env = { CELERIAC_TEST_VISIBILITY: LEASE };
+    const running = [workers.start(['-Q', queue, '-c', '20'], env), workers.start(['-Q', queue, '-c', '20'], env)];
     await Promise.all(running.map((worker) => worker.ready()));
     const sender = fixture.app();
     const results = Array.from({ length: TASKS }, () => sender.sendTask<number>('e2e.sleep', [20], { queue }));
@@ -59,7 +80,7 @@ describe('a Redis Cluster master failover under load', () => {
     } finally {
       // Bring the killed node back: it rejoins as a replica of the promoted one.
       await startClusterNode(port, join(dirname(dir), String(port)));
-      await untilClusterOk(60_000);
+      await untilClusterOk(60_000, BASE_PORT);
     }
   }, 180_000);
 });

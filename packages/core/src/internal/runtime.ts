@@ -21,6 +21,7 @@ import type { ApplyOptions, ResolvedAppOptions } from '../options';
 import { TaskRegistry } from '../registry';
 import type { SignatureSender } from '../signature';
 import type { TaskSender } from '../task';
+import type { TransportClient } from '../transport-client';
 import { buildMessage } from './build-message';
 import { settleDebounce } from './debounce';
 import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
@@ -39,8 +40,10 @@ const RECORD_CHUNK = 1_000;
 export interface Transports {
   /** The URL schemes these transports connect to, e.g. `['memory:', 'redis:']`. */
   schemes(): string[];
-  createBroker(url: URL, settings: BrokerSettings): Broker;
-  createBackend(url: URL, settings: BackendSettings, codec: Codec): ResultBackend;
+  /** True for a client object these transports connect through (not a ready Broker or ResultBackend). */
+  isClient(target: object): target is TransportClient;
+  createBroker(target: URL | TransportClient, settings: BrokerSettings): Broker;
+  createBackend(target: URL | TransportClient, settings: BackendSettings, codec: Codec): ResultBackend;
 }
 
 /** What workers, Beat and the handles of an app work with. */
@@ -92,8 +95,8 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     this.assertOpen();
     const { backend } = this.options;
     this.backendInstance ??=
-      typeof backend === 'string'
-        ? this.transports.createBackend(parseTransportUrl(backend), this.backendSettings(), this.codec)
+      typeof backend === 'string' || this.transports.isClient(backend)
+        ? this.transports.createBackend(this.target(backend), this.backendSettings(), this.codec)
         : backend;
     return this.backendInstance;
   }
@@ -378,10 +381,15 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   private connectBroker(): Broker {
     const { broker } = this.options;
     this.brokerInstance ??=
-      typeof broker === 'string'
-        ? this.transports.createBroker(parseTransportUrl(broker), this.brokerSettings())
+      typeof broker === 'string' || this.transports.isClient(broker)
+        ? this.transports.createBroker(this.target(broker), this.brokerSettings())
         : broker;
     return this.brokerInstance;
+  }
+
+  /** What the transports connect to: a URL, or the client object given in its place. */
+  private target(given: string | TransportClient): URL | TransportClient {
+    return typeof given === 'string' ? parseTransportUrl(given) : given;
   }
 
   private checkUrl(target: string, what: 'broker' | 'backend'): void {

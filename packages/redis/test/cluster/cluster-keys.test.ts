@@ -40,6 +40,10 @@ describe('key placement on Redis Cluster', () => {
     });
     expect(() => parseClusterUrl('redis+cluster://h1:7000/2')).toThrow(/database 2; a cluster has only database 0/);
     expect(() => parseClusterUrl('redis+cluster://h1:port')).toThrow(/not host:port/);
+    expect(() => parseClusterUrl('redis+cluster://h1:7000,h2:port')).toThrow(/host "h2:port" that is not host:port/);
+    expect(() => parseClusterUrl('redis+cluster://')).toThrow(/names no host/);
+    // As in every transport URL, the last '@' ends the user info.
+    expect(parseClusterUrl('redis+cluster://u:p@w@h1:7000,h2:7001').redisOptions.password).toBe('p@w');
   });
 
   it("puts one queue's keys on one slot, and queues on the masters by their names", () => {
