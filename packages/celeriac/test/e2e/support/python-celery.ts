@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Celeriac } from 'celeriac';
 import { REDIS_URL } from '@celeriac/test-support';
 
 /** The Python that has Debian's Celery (another python3 may come first on PATH). */
@@ -18,6 +19,8 @@ export interface CelerySide {
   readonly queue: string;
   /** kombu's visibility_timeout, in seconds. */
   readonly visibility?: number;
+  /** Python workers listen on Celery's pidbox (for revoke). */
+  readonly remoteControl?: boolean;
 }
 
 function environment(side: CelerySide): NodeJS.ProcessEnv {
@@ -27,6 +30,7 @@ function environment(side: CelerySide): NodeJS.ProcessEnv {
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),
+    CELERY_REMOTE_CONTROL: side.remoteControl ? '1' : '0',
     PYTHONDONTWRITEBYTECODE: '1',
   };
 }
@@ -110,11 +114,15 @@ export interface PythonRequest {
     header: Array<{ task: string; args?: unknown[]; queue: string }>;
     body: { task: string; args?: unknown[]; queue: string };
   };
+  /** The queue to send to, when not the side's. */
+  queue?: string;
   args?: unknown[];
   kwargs?: Record<string, unknown>;
   options?: Record<string, unknown>;
   /** Seconds `get()` waits. */
   timeout?: number;
+  /** Revoke the task (`app.control.revoke`) right after sending it. */
+  revoke?: boolean;
 }
 
 /** Sends a task from Python to `side.queue` and waits for its outcome there. */
@@ -142,6 +150,33 @@ export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall
     }),
   );
   return { id: sent.then((ids) => ids.id), ids: sent.then((ids) => ids.ids), outcome };
+}
+
+/** Revokes tasks from Python (`app.control.revoke(ids, terminate=...)`); resolves once it was sent. */
+export function pythonRevoke(side: CelerySide, ids: string[], options: { terminate?: boolean } = {}): Promise<void> {
+  const child = spawn(PYTHON, ['revoke.py', JSON.stringify({ ids, terminate: options.terminate ?? false })], {
+    cwd: FIXTURES,
+    env: environment(side),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const stderr: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`revoke.py exited with ${code}: ${stderr.join('\n')}`)),
+    ),
+  );
+}
+
+/** A Celeriac app speaking Celery on the side's key prefix, sending to its queue (close it after the test). */
+export function celeryApp(prefix: string, side: CelerySide): Celeriac {
+  return new Celeriac({
+    broker: REDIS_URL,
+    prefix,
+    protocol: 'celery',
+    celery: { keyPrefix: side.keyPrefix },
+    defaultQueue: side.queue,
+  });
 }
 
 /** Deletes the Celery result keys of these tasks (they are not under the test's prefix). */
