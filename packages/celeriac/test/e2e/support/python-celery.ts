@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Celeriac } from 'celeriac';
+import { Celeriac, type CeleriacOptions } from 'celeriac';
 import { REDIS_URL } from '@celeriac/test-support';
 
 /** The Python that has Debian's Celery (another python3 may come first on PATH). */
@@ -81,6 +81,73 @@ export class PythonWorker {
   /** Kills the worker by pid (its pool children too, for prefork) and waits for it to exit. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    await this.exited;
+  }
+}
+
+/** What events.py prints for one Celery event: the event, and what Celery's State made of it. */
+export interface SeenEvent {
+  readonly event: { type: string; hostname: string; uuid?: string; [field: string]: unknown };
+  /** For a task event: the task's state, name and worker in Celery's State afterwards. */
+  readonly task_state?: string;
+  readonly task_name?: string | null;
+  readonly task_worker?: string | null;
+  /** For a worker event: whether State counts the worker alive. */
+  readonly worker_alive?: boolean;
+}
+
+/** A Python receiver of Celery events (`app.events.Receiver`, as Flower uses), stopped by pid. */
+export class PythonEventReceiver {
+  readonly child: ChildProcess;
+  readonly seen: SeenEvent[] = [];
+  readonly ready: Promise<void>;
+  private readonly listeners = new Set<() => void>();
+  private readonly stderr: string[] = [];
+  private readonly exited: Promise<unknown>;
+
+  constructor(side: CelerySide) {
+    this.child = spawn(PYTHON, ['events.py'], {
+      cwd: FIXTURES,
+      env: environment(side),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+    createInterface({ input: this.child.stderr! }).on('line', (line) => this.stderr.push(line));
+    let listening: () => void = () => undefined;
+    this.ready = new Promise((resolve) => (listening = resolve));
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const parsed = JSON.parse(line) as SeenEvent | { ready: true };
+      if ('ready' in parsed) listening();
+      else this.seen.push(parsed);
+      for (const listener of this.listeners) listener();
+    });
+  }
+
+  /** Resolves with the first event (past or future) that matches. */
+  waitFor(match: (seen: SeenEvent) => boolean, what: string): Promise<SeenEvent> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.seen.find(match);
+        if (!found) return;
+        this.listeners.delete(check);
+        resolve(found);
+      };
+      this.listeners.add(check);
+      check();
+      void this.exited.then(() => {
+        if (this.listeners.delete(check))
+          reject(new Error(`events.py exited before ${what}: ${this.stderr.join('\n')}`));
+      });
+    });
+  }
+
+  /** The events of one task, in the order received. */
+  ofTask(id: string): SeenEvent[] {
+    return this.seen.filter((seen) => seen.event.uuid === id);
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     await this.exited;
   }
 }
@@ -169,8 +236,9 @@ export function pythonRevoke(side: CelerySide, ids: string[], options: { termina
 }
 
 /** A Celeriac app speaking Celery on the side's key prefix, sending to its queue (close it after the test). */
-export function celeryApp(prefix: string, side: CelerySide): Celeriac {
+export function celeryApp(prefix: string, side: CelerySide, options: CeleriacOptions = {}): Celeriac {
   return new Celeriac({
+    ...options,
     broker: REDIS_URL,
     prefix,
     protocol: 'celery',
