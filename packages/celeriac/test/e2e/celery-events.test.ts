@@ -112,6 +112,7 @@ describe('protocol celery: Celery events from a celeriac worker', () => {
         'task-sent',
       );
       expect(seen).toMatchObject({ task_name: 'ts.add', event: { queue: 'ts', routing_key: 'ts' } });
+      expect(seen.event.hostname).toMatch(/^gen\d+@/);
       await result;
     } finally {
       await sender.close();

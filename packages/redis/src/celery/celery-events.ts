@@ -6,7 +6,7 @@
  * type its own fields, named as Celery's worker names them. Events Celery has no type for
  * (`task-progress`) are not sent; an expired task is `task-revoked` with `expired`, as in Celery.
  */
-import { loadavg } from 'node:os';
+import { hostname, loadavg } from 'node:os';
 import type { CeleriacEvent, EventError } from '@celeriac/core';
 
 /** Celery's event exchange. */
@@ -31,7 +31,8 @@ export function toCeleryEvent(event: CeleriacEvent): CeleryEvent | undefined {
   const type = event.type === 'task-expired' ? 'task-revoked' : event.type;
   clock += 1;
   const body = {
-    hostname: event.hostname ?? '',
+    // A sender has no worker hostname: Celery names it `gen<pid>@<host>`.
+    hostname: event.hostname ?? `gen${event.pid ?? process.pid}@${hostname()}`,
     // Celery's utcoffset(): hours west of UTC, as Python's time.timezone counts them.
     utcoffset: Math.floor(new Date(event.timestamp).getTimezoneOffset() / 60),
     pid: event.pid ?? process.pid,
