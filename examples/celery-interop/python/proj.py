@@ -12,7 +12,7 @@ app.conf.update(
     # The same key prefix as the TypeScript app's `celery.keyPrefix`.
     broker_transport_options={'global_keyprefix': os.environ.get('CELERY_KEYPREFIX', '')},
     task_default_queue='py',
-    worker_enable_remote_control=False,
+    # Remote control stays on (Celery's default): a revoke from TypeScript reaches the worker through it.
     worker_hijack_root_logger=False,
 )
 

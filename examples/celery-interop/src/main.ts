@@ -1,14 +1,15 @@
 /**
  * Celeriac and Python Celery over one Redis. Starts a Python Celery worker (queue `py`), then:
  * TypeScript calls its tasks (`proj.add` with a keyword argument, and `proj.charge`, which raises a
- * ValueError); a Celeriac worker (queue `ts`) runs `ts.greet`, which Python calls. Stops the
+ * ValueError) and revokes one before its countdown ends; a Celeriac worker (queue `ts`) runs
+ * `ts.greet`, which Python calls. Stops the
  * Python worker by pid and deletes this run's keys. Needs Debian's python3-celery and python3-redis.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Celeriac, kwargs, TaskFailedError } from 'celeriac';
+import { Celeriac, kwargs, TaskFailedError, TaskRevokedError } from 'celeriac';
 import { Redis } from 'ioredis';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
@@ -46,10 +47,9 @@ function python(args: string[], ready?: RegExp): { pid: number; started: Promise
 
 async function main(): Promise<void> {
   console.log(`$ celery -A proj worker -Q py   (keys under ${keyPrefix})`);
-  const worker = python(
-    ['-m', 'celery', '-A', 'proj', 'worker', '-Q', 'py', '--pool', 'solo', '-n', 'py@%h', '--loglevel', 'INFO'],
-    / ready\.$/,
-  );
+  // No start-up exchange with other workers (mingle), nor following their events (gossip).
+  const options = ['--pool', 'solo', '-n', 'py@%h', '--loglevel', 'INFO', '--without-mingle', '--without-gossip'];
+  const worker = python(['-m', 'celery', '-A', 'proj', 'worker', '-Q', 'py', ...options], / ready\.$/);
   const ids: string[] = [];
   try {
     await worker.started;
@@ -64,6 +64,16 @@ async function main(): Promise<void> {
       if (!(error instanceof TaskFailedError)) throw error;
       console.log(`typescript: proj.charge(500) raised ${error.remote.name}: ${error.remote.message}`);
     });
+
+    // A revoke crosses as Celery's pidbox broadcast: the Python worker does not run the task.
+    const later = app.sendTask<number>('proj.add', [1, 1], { countdown: '1s' });
+    ids.push(later.id);
+    await later.sent;
+    await later.revoke();
+    await later.get({ timeout: 20_000 }).catch((error: unknown) => {
+      if (!(error instanceof TaskRevokedError)) throw error;
+    });
+    console.log(`typescript: proj.add(1, 1) revoked before its countdown ended: ${await later.state()}`);
 
     // Python → TypeScript: a Celeriac worker runs ts.greet.
     const celeriac = app.worker({ queues: ['ts'], pool: 'inline' });

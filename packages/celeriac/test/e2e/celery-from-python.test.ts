@@ -1,7 +1,7 @@
 /**
  * Python Celery calls tasks that a `celeriac worker` (protocol 'celery') runs: `add.delay(2, 3)`
  * with keyword arguments, failures raised in Python with their type, retries, eta, expires, time
- * limits, and a pickle message refused with an error the Python caller sees.
+ * limits, priorities, and a pickle message refused with an error the Python caller sees.
  */
 import { join } from 'node:path';
 import { REDIS_URL } from '@celeriac/test-support';
@@ -86,6 +86,26 @@ describe('protocol celery: Python Celery calls a celeriac worker', () => {
     await expect(
       call(side, { task: 'ts.sleep', args: [30_000, 'late'], options: { time_limit: 1 } }),
     ).resolves.toMatchObject({ state: 'FAILURE', exc_type: 'TimeLimitExceeded' });
+  });
+
+  it("takes tasks Python sent with priorities in Celery's order, 0 first", async () => {
+    const { fixture, workers } = e2e();
+    const side: CelerySide = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'ts' };
+    // Queued while no worker runs, one in each of kombu's priority lists, then taken by one worker.
+    const priorities = [6, 0, 9, 3];
+    const calls = priorities.map((priority) =>
+      pythonCall(side, { task: 'ts.stamp', args: [priority], options: { priority } }),
+    );
+    const ids = await Promise.all(calls.map((python) => python.id));
+    for (const id of ids) sent.add(id);
+    const worker = workers.spawn('worker', ['-A', CELERY_APP, '-Q', side.queue, '--pool', 'inline', '-c', '1']);
+    const outcomes = await Promise.all(calls.map((python) => python.outcome));
+    expect(outcomes.map(({ state }) => state)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
+    const priorityOf = new Map(ids.map((id, index) => [id, priorities[index]]));
+    const started = worker.lines
+      .filter((line) => line.state === 'STARTED')
+      .map((line) => priorityOf.get(String(line.id)));
+    expect(started).toEqual([0, 3, 6, 9]);
   });
 
   it('refuses a pickle message without running it, and Python sees why', async () => {

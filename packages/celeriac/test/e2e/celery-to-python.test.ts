@@ -3,9 +3,9 @@
  * for its time limits) and reads their results: arguments and keyword arguments, failures with their
  * Python type, eta, expires, retries, time limits and priorities.
  */
-import { Celeriac, kwargs, TaskFailedError, TaskRevokedError } from 'celeriac';
-import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
-import { forgetResults, PythonWorker, type CelerySide } from './support/python-celery';
+import { type Celeriac, kwargs, TaskFailedError, TaskRevokedError } from 'celeriac';
+import { RedisFixture } from '@celeriac/test-support';
+import { celeryApp, forgetResults, PythonWorker, type CelerySide } from './support/python-celery';
 
 describe('protocol celery: Celeriac calls Python Celery', () => {
   let fixture: RedisFixture;
@@ -23,13 +23,7 @@ describe('protocol celery: Celeriac calls Python Celery', () => {
 
   // A fresh app each test: the leak check closes what a test opened.
   beforeEach(() => {
-    app = new Celeriac({
-      broker: REDIS_URL,
-      prefix: fixture.prefix,
-      protocol: 'celery',
-      celery: { keyPrefix: side.keyPrefix },
-      defaultQueue: side.queue,
-    });
+    app = celeryApp(fixture.prefix, side);
   });
 
   afterEach(() => app.close());

@@ -41,6 +41,7 @@ describe('the examples', () => {
         [
           String.raw`proj\.add\(2, 3, z=10\) = 15`,
           'raised ValueError',
+          String.raw`proj\.add\(1, 1\) revoked before its countdown ended: REVOKED`,
           "= 'Hello, Ada!'",
           String.raw`chord\(ts\.greet x 2\)\(proj\.join\) = 'Hello, Ada\. Hello, Grace\.'`,
           'Both directions answered',

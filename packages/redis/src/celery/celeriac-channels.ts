@@ -1,7 +1,8 @@
 /**
  * What a Celery-speaking broker keeps that Celery has no Redis place for: revocations, worker
  * heartbeats and control requests among Celeriac workers, under the app's own prefix, through an
- * inner {@link RedisBroker}. Python workers neither see nor send them.
+ * inner {@link RedisBroker}. Python workers see none of it but revocations: a revoke is also sent
+ * as Celery's pidbox `revoke` command, and one Python sends reaches Celeriac workers (celery-pidbox.ts).
  */
 import {
   CeleriacError,
@@ -12,7 +13,11 @@ import {
   type Revocation,
   type WorkerInfo,
 } from '@celeriac/core';
+import type { RedisConnection } from '../connection';
 import type { RedisBroker } from '../redis-broker';
+import { publish } from '../redis-client';
+import { unavailable } from '../unavailable';
+import { revocationsIn, revokeCommand } from './celery-pidbox';
 
 function pauseUnsupported(queue: string): CeleriacError {
   return new CeleriacError(
@@ -24,18 +29,45 @@ function pauseUnsupported(queue: string): CeleriacError {
 
 /** Celeriac's own channels, kept beside the Celery queues. */
 export abstract class CeleriacChannels {
-  constructor(protected readonly inner: RedisBroker) {}
+  /**
+   * @param pidbox - the connection and channel of Celery's `celery.pidbox` fanout exchange.
+   */
+  constructor(
+    protected readonly inner: RedisBroker,
+    private readonly pidbox: { readonly connection: RedisConnection; readonly channel: string },
+  ) {}
 
-  revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
-    return this.inner.revoke(revocation);
+  /**
+   * Remembered for Celeriac workers (also those started later), and sent to the Celery workers
+   * listening now: a Python worker holds a revoked id in memory only, as Celery does.
+   */
+  async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
+    const outcome = await this.inner.revoke(revocation);
+    const { connection, channel } = this.pidbox;
+    await publish(connection.client, channel, revokeCommand(revocation)).catch((error: unknown) => {
+      throw unavailable(error, `send Celery's revoke command on channel ${channel}`, connection);
+    });
+    return outcome;
   }
 
   listRevoked(): Promise<Revocation[]> {
     return this.inner.listRevoked();
   }
 
-  onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
-    return this.inner.onRevoke(listener);
+  /** Celeriac's revocations and Celery's revoke commands (heard while subscribed, as a Python worker hears them). */
+  async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
+    const stopOwn = await this.inner.onRevoke(listener);
+    const stopCelery = await this.pidbox.connection.subscriber
+      .subscribe(this.pidbox.channel, (text) => {
+        for (const revocation of revocationsIn(text)) listener(revocation);
+      })
+      .catch(async (error: unknown) => {
+        await stopOwn();
+        throw error;
+      });
+    return async () => {
+      await Promise.all([stopOwn(), stopCelery()]);
+    };
   }
 
   heartbeat(info: WorkerInfo, ttl: number): Promise<void> {

@@ -3,12 +3,14 @@
  * `celery-task-meta-<id>` (with its TTL), and each change is published on a channel of the same
  * name, as Celery does, so Python's `AsyncResult.get()` and Celeriac's `await result` both wait by
  * pub/sub, without polling. A SUCCESS also sends the next step of a Celery chain (see
- * {@link CeleryWorkflow}), in the same write. Group counting for Celeriac's own chords goes through an inner
- * {@link RedisBackend} under the app's prefix.
+ * {@link CeleryWorkflow}), in the same write. Group counting for Celeriac's own chords and the event
+ * log go through an inner {@link RedisBackend} under the app's prefix; events are also sent as Celery
+ * events (see {@link CeleryEventLog}).
  */
 import {
   RecordsRefusedError,
   type BackendSettings,
+  type CeleriacEvent,
   type ChangeSubscription,
   type Codec,
   type GroupProgress,
@@ -24,6 +26,7 @@ import { RedisBackend } from '../redis-backend';
 import { singleNode } from '../redis-client';
 import { unavailable } from '../unavailable';
 import { countChordParts, type EndedPart } from './celery-chord';
+import { CeleryEventLog } from './celery-event-log';
 import { resultKey } from './celery-keys';
 import { fromCeleryMeta, toCeleryMeta } from './celery-result';
 import type { CeleryWorkflow } from './celery-workflow';
@@ -32,6 +35,8 @@ import type { CeleryWorkflow } from './celery-workflow';
 export class CeleryBackend implements ResultBackend {
   private readonly inner: RedisBackend;
   private readonly client: Redis;
+  /** Celeriac's event log, each event also sent on Celery's `celeryev` exchange. */
+  readonly events: CeleryEventLog;
   private closed = false;
   /** Ends every wait when the backend closes. */
   private readonly closing = new AbortController();
@@ -44,9 +49,12 @@ export class CeleryBackend implements ResultBackend {
   ) {
     this.inner = new RedisBackend(connection, settings, codec);
     this.client = singleNode(connection.client, "protocol: 'celery'");
+    this.events = new CeleryEventLog(this.inner.events, this.client, workflow.keys.keyPrefix);
   }
 
-  async store(entries: readonly StoreEntry[]): Promise<void> {
+  async store(entries: readonly StoreEntry[], events: readonly CeleriacEvent[] = []): Promise<void> {
+    // Events first, on the same connection: whoever a record below wakes finds them sent already.
+    const sendingEvents = Promise.all(this.events.add(events));
     const refused = new Map<string, Error>();
     const multi = this.client.multi();
     const chordParts: EndedPart[] = [];
@@ -66,7 +74,7 @@ export class CeleryBackend implements ResultBackend {
       if (part) chordParts.push({ part, value, ttl: entry.ttl });
       for (const next of this.workflow.followUps(record, value)) multi.lpush(next.list, next.payload);
     }
-    await multi.exec().catch((error: unknown) => {
+    await Promise.all([sendingEvents, multi.exec()]).catch((error: unknown) => {
       throw unavailable(error, 'store Celery task results', this.connection);
     });
     if (chordParts.length > 0) {

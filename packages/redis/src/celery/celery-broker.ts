@@ -31,6 +31,8 @@ import { runScript } from '../scripts';
 import { unavailable } from '../unavailable';
 import { acknowledge, epochSeconds, putBack, rescore, restoreLapsed, type HeldMessage } from './ack-emulation';
 import { CeleriacChannels } from './celeriac-channels';
+import { PIDBOX_EXCHANGE } from './celery-pidbox';
+import { fanoutChannel } from './kombu-fanout';
 import { CeleryDeadLetters } from './celery-dead-letters';
 import { CeleryKeys, priorityStep, resultKey } from './celery-keys';
 import { decodeBody, fromCeleryPayload, toCeleryPayload } from './celery-message';
@@ -69,8 +71,10 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
     private readonly codec: Codec,
     private readonly workflow: CeleryWorkflow,
   ) {
-    super(new RedisBroker(connection, settings));
-    this.client = singleNode(connection.client, "protocol: 'celery'");
+    const client = singleNode(connection.client, "protocol: 'celery'");
+    const pidbox = fanoutChannel(options.keyPrefix, client.options.db ?? 0, PIDBOX_EXCHANGE);
+    super(new RedisBroker(connection, settings), { connection, channel: pidbox });
+    this.client = client;
     this.keys = new CeleryKeys(options.keyPrefix, settings.prefix);
     this.dead = new CeleryDeadLetters(this.client, this.keys);
   }

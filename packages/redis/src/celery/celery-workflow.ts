@@ -46,7 +46,8 @@ export class CeleryWorkflow {
 
   constructor(
     private readonly codec: Codec,
-    private readonly keys: CeleryKeys,
+    /** The key layout, shared with the broker and backend. */
+    readonly keys: CeleryKeys,
   ) {}
 
   /** Remembers what runs after task `id`, if anything does (`group` from the message's headers). */

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Celeriac, type CeleriacOptions } from 'celeriac';
 import { REDIS_URL } from '@celeriac/test-support';
 
 /** The Python that has Debian's Celery (another python3 may come first on PATH). */
@@ -18,6 +19,8 @@ export interface CelerySide {
   readonly queue: string;
   /** kombu's visibility_timeout, in seconds. */
   readonly visibility?: number;
+  /** Python workers listen on Celery's pidbox (for revoke). */
+  readonly remoteControl?: boolean;
 }
 
 function environment(side: CelerySide): NodeJS.ProcessEnv {
@@ -27,6 +30,7 @@ function environment(side: CelerySide): NodeJS.ProcessEnv {
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),
+    CELERY_REMOTE_CONTROL: side.remoteControl ? '1' : '0',
     PYTHONDONTWRITEBYTECODE: '1',
   };
 }
@@ -81,6 +85,73 @@ export class PythonWorker {
   }
 }
 
+/** What events.py prints for one Celery event: the event, and what Celery's State made of it. */
+export interface SeenEvent {
+  readonly event: { type: string; hostname: string; uuid?: string; [field: string]: unknown };
+  /** For a task event: the task's state, name and worker in Celery's State afterwards. */
+  readonly task_state?: string;
+  readonly task_name?: string | null;
+  readonly task_worker?: string | null;
+  /** For a worker event: whether State counts the worker alive. */
+  readonly worker_alive?: boolean;
+}
+
+/** A Python receiver of Celery events (`app.events.Receiver`, as Flower uses), stopped by pid. */
+export class PythonEventReceiver {
+  readonly child: ChildProcess;
+  readonly seen: SeenEvent[] = [];
+  readonly ready: Promise<void>;
+  private readonly listeners = new Set<() => void>();
+  private readonly stderr: string[] = [];
+  private readonly exited: Promise<unknown>;
+
+  constructor(side: CelerySide) {
+    this.child = spawn(PYTHON, ['events.py'], {
+      cwd: FIXTURES,
+      env: environment(side),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+    createInterface({ input: this.child.stderr! }).on('line', (line) => this.stderr.push(line));
+    let listening: () => void = () => undefined;
+    this.ready = new Promise((resolve) => (listening = resolve));
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const parsed = JSON.parse(line) as SeenEvent | { ready: true };
+      if ('ready' in parsed) listening();
+      else this.seen.push(parsed);
+      for (const listener of this.listeners) listener();
+    });
+  }
+
+  /** Resolves with the first event (past or future) that matches. */
+  waitFor(match: (seen: SeenEvent) => boolean, what: string): Promise<SeenEvent> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.seen.find(match);
+        if (!found) return;
+        this.listeners.delete(check);
+        resolve(found);
+      };
+      this.listeners.add(check);
+      check();
+      void this.exited.then(() => {
+        if (this.listeners.delete(check))
+          reject(new Error(`events.py exited before ${what}: ${this.stderr.join('\n')}`));
+      });
+    });
+  }
+
+  /** The events of one task, in the order received. */
+  ofTask(id: string): SeenEvent[] {
+    return this.seen.filter((seen) => seen.event.uuid === id);
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
 /** What a Python caller saw. */
 export interface PythonOutcome {
   state: string;
@@ -110,11 +181,15 @@ export interface PythonRequest {
     header: Array<{ task: string; args?: unknown[]; queue: string }>;
     body: { task: string; args?: unknown[]; queue: string };
   };
+  /** The queue to send to, when not the side's. */
+  queue?: string;
   args?: unknown[];
   kwargs?: Record<string, unknown>;
   options?: Record<string, unknown>;
   /** Seconds `get()` waits. */
   timeout?: number;
+  /** Revoke the task (`app.control.revoke`) right after sending it. */
+  revoke?: boolean;
 }
 
 /** Sends a task from Python to `side.queue` and waits for its outcome there. */
@@ -142,6 +217,34 @@ export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall
     }),
   );
   return { id: sent.then((ids) => ids.id), ids: sent.then((ids) => ids.ids), outcome };
+}
+
+/** Revokes tasks from Python (`app.control.revoke(ids, terminate=...)`); resolves once it was sent. */
+export function pythonRevoke(side: CelerySide, ids: string[], options: { terminate?: boolean } = {}): Promise<void> {
+  const child = spawn(PYTHON, ['revoke.py', JSON.stringify({ ids, terminate: options.terminate ?? false })], {
+    cwd: FIXTURES,
+    env: environment(side),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const stderr: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`revoke.py exited with ${code}: ${stderr.join('\n')}`)),
+    ),
+  );
+}
+
+/** A Celeriac app speaking Celery on the side's key prefix, sending to its queue (close it after the test). */
+export function celeryApp(prefix: string, side: CelerySide, options: CeleriacOptions = {}): Celeriac {
+  return new Celeriac({
+    ...options,
+    broker: REDIS_URL,
+    prefix,
+    protocol: 'celery',
+    celery: { keyPrefix: side.keyPrefix },
+    defaultQueue: side.queue,
+  });
 }
 
 /** Deletes the Celery result keys of these tasks (they are not under the test's prefix). */
