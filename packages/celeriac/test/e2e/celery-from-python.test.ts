@@ -60,6 +60,22 @@ describe('protocol celery: Python Celery calls a celeriac worker', () => {
     });
   });
 
+  it("a failed task sends its link_error errback with the task's id, as a Celery worker sends one", async () => {
+    const { side } = await startWorker();
+    const python = pythonCall(side, {
+      task: 'ts.fail',
+      args: ['bad input'],
+      link_error: { task: 'ts.stamp', queue: side.queue },
+    });
+    const id = await python.id;
+    for (const made of await python.ids) sent.add(made); // the errback's too
+    await expect(python.outcome).resolves.toMatchObject({
+      state: 'FAILURE',
+      exc_type: 'TypeError',
+      errback: { ranAt: expect.any(Number), value: id },
+    });
+  });
+
   it('retries with a countdown (a new Celery message with an eta) and Python gets the final result', async () => {
     const { side } = await startWorker();
     await expect(call(side, { task: 'ts.flaky', args: [2] })).resolves.toEqual({ state: 'SUCCESS', result: 2 });

@@ -1,7 +1,8 @@
 /**
  * Celery's own workflow fields (the body's `embed`) on a Celeriac worker: when a task that Python
  * sent as a step of a chain, or with `link` callbacks, succeeds, the next step is sent with the
- * result as its first argument, in the same write as the result, as a Celery worker would. The
+ * result as its first argument, in the same write as the result, as a Celery worker would; when one
+ * sent with `link_error` fails for good, its errbacks are sent with the task id. The
  * broker remembers the embed when it takes the message; the backend sends the follow-ups when it
  * stores the SUCCESS record (both run in the worker's process).
  */
@@ -53,7 +54,8 @@ export class CeleryWorkflow {
   /** Remembers what runs after task `id`, if anything does (`group` from the message's headers). */
   remember(id: string, rootId: string, embed: CeleryEmbed, group?: { group: unknown; group_index: unknown }): void {
     const inChord = embed.chord !== null && typeof group?.group === 'string';
-    if (!inChord && (embed.chain?.length ?? 0) === 0 && (embed.callbacks?.length ?? 0) === 0) return;
+    const follows = [embed.chain, embed.callbacks, embed.errbacks].some((list) => (list?.length ?? 0) > 0);
+    if (!inChord && !follows) return;
     const index = typeof group?.group_index === 'number' ? group.group_index : null;
     this.embeds.set(id, { embed, rootId, group: inChord ? { id: group.group as string, index } : undefined });
   }
@@ -73,13 +75,21 @@ export class CeleryWorkflow {
 
   /**
    * The messages to send now that `record` was stored: the next chain step and the callbacks, with
-   * the result, on SUCCESS; nothing (and the embed is forgotten) on another ready state.
+   * the result, on SUCCESS; on FAILURE the errbacks (`link_error`), with the task id as their one
+   * argument, as a Celery worker sends an errback it does not call in its own process (one whose
+   * task takes a single argument); nothing on another state. The embed is forgotten once the task ended.
    */
   followUps(record: TaskRecord, result: () => unknown): FollowUp[] {
     const remembered = this.embeds.get(record.id);
     if (!remembered) return [];
+    if (record.state === 'FAILURE') {
+      this.embeds.delete(record.id);
+      return (remembered.embed.errbacks ?? []).map((errback) =>
+        this.followUp(errback, record.id, record.id, remembered.rootId, []),
+      );
+    }
     if (record.state !== 'SUCCESS') {
-      if (record.state === 'FAILURE' || record.state === 'REVOKED') this.embeds.delete(record.id);
+      if (record.state === 'REVOKED') this.embeds.delete(record.id);
       return [];
     }
     this.embeds.delete(record.id);

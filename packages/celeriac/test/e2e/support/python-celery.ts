@@ -159,6 +159,8 @@ export interface PythonOutcome {
   exc_type?: string;
   exc_module?: string;
   message?: string;
+  /** With `link_error`: what the errback returned. */
+  errback?: unknown;
 }
 
 /** A task sent by Python (`app.send_task`), and what its `get()` returned or raised. */
@@ -181,6 +183,8 @@ export interface PythonRequest {
     header: Array<{ task: string; args?: unknown[]; queue: string }>;
     body: { task: string; args?: unknown[]; queue: string };
   };
+  /** The call's errback (`link_error`): its result comes back as the outcome's `errback`. */
+  link_error?: { task: string; args?: unknown[]; queue: string };
   /** The queue to send to, when not the side's. */
   queue?: string;
   args?: unknown[];
