@@ -18,7 +18,7 @@ import {
   type TestClusterState,
 } from '@celeriac/test-support';
 import { masterFor } from '../../../redis/src/redis-client';
-import { useE2e } from '../e2e/support/worker-process';
+import { useE2e, type WorkerProcess } from '../e2e/support/worker-process';
 
 const TASKS = 2_000;
 /** The workers' visibility timeout: how long tasks running on the killed master take to come back. */
@@ -64,7 +64,14 @@ describe('a Redis Cluster master failover under load', () => {
     const killedAt = Date.now();
     process.kill(pid, 'SIGKILL');
     try {
-      const values = await Promise.all(results.map((result) => result.get({ timeout: 90_000 })));
+      const values = await Promise.all(results.map((result) => result.get({ timeout: 90_000 }))).catch(
+        async (error: unknown) => {
+          // Say where each unfinished task is, so a failure here can be understood, not only seen.
+          const unfinished = await whereAre(admin, fixture.prefix, queue, results, running);
+          process.stdout.write(`failover: unfinished tasks ${JSON.stringify(unfinished)}\n`);
+          throw error;
+        },
+      );
       const recovered = Date.now() - killedAt;
       expect(values).toHaveLength(TASKS);
       const runs = new Map<string, number>();
@@ -84,3 +91,28 @@ describe('a Redis Cluster master failover under load', () => {
     }
   }, 180_000);
 });
+
+/** Where the tasks without a SUCCESS record are: their record, their places in the queue, what the workers logged. */
+async function whereAre(
+  admin: Cluster,
+  prefix: string,
+  queue: string,
+  results: ReadonlyArray<{ id: string }>,
+  workers: readonly WorkerProcess[],
+): Promise<unknown[]> {
+  const keys = new KeySpace(prefix);
+  const places = keys.queue(queue);
+  const found: unknown[] = [];
+  for (const { id } of results) {
+    const record = await admin.get(keys.result(id)).catch((error: Error) => error.message);
+    if (record?.includes('"SUCCESS"')) continue;
+    const [ready, delayed, active, dead] = await Promise.all(
+      [places.ready, places.delayed, places.active, places.dead].map((key) =>
+        admin.zscore(key, id).catch((error: Error) => error.message),
+      ),
+    );
+    const logged = workers.flatMap((worker) => worker.lines.filter((line) => line.id === id));
+    found.push({ id, record, ready, delayed, active, dead, logged });
+  }
+  return found;
+}
