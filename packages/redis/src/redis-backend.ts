@@ -354,8 +354,15 @@ export class RedisBackend implements ResultBackend {
 
   private ensureReplySubscription(): Promise<unknown> {
     if (!this.replySubscription) {
-      // Notices sent while the subscriber was disconnected are lost: re-read what is awaited.
-      this.connection.subscriber.onReconnect(() => this.recheckWaiters());
+      // Notices sent while the subscriber was disconnected are lost: while it is, no wait may count
+      // on hearing its task's notice; once it is back, tasks sent before must be read, and so is
+      // what is awaited now. (A cluster node that left counts as such a gap too.)
+      const { subscriber } = this.connection;
+      subscriber.onDisconnect(() => (this.recent.listeningSince = undefined));
+      subscriber.onReconnect(() => {
+        this.recent.listeningSince = Date.now();
+        this.recheckWaiters();
+      });
       this.replySubscription = this.connection.subscriber.subscribe(
         this.keys.replyChannel(this.settings.clientId),
         (message) => this.onReply(message),

@@ -17,6 +17,7 @@ export class Subscriber {
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending = new Map<string, Promise<unknown>>();
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly disconnectListeners = new Set<() => void>();
   private connectedBefore = false;
   /** Stops listening on the parent client (which may be the user's, outliving this subscriber). */
   private readonly detach: () => void;
@@ -31,6 +32,9 @@ export class Subscriber {
     this.client.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
+    this.client.on('close', () => {
+      if (this.connectedBefore) this.disconnectListeners.forEach((listener) => listener());
+    });
     this.client.on('ready', () => {
       if (!this.connectedBefore) {
         this.connectedBefore = true;
@@ -42,6 +46,12 @@ export class Subscriber {
         () => undefined,
       );
     });
+  }
+
+  /** Calls `listener` each time the connection is lost: messages published until it is back are lost. */
+  onDisconnect(listener: () => void): () => void {
+    this.disconnectListeners.add(listener);
+    return () => this.disconnectListeners.delete(listener);
   }
 
   /** Calls `listener` after each reconnect, once the subscriptions are back. */

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { BrokerUnavailableError } from 'celeriac';
-import { RedisFixture } from '@celeriac/test-support';
+import { runtimeOf } from '@celeriac/core/internal';
+import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
 
 describe('connection loss', () => {
   let fixture: RedisFixture;
@@ -53,5 +56,53 @@ describe('connection loss', () => {
       expect((error as Error).message).not.toContain('hunter2');
       expect((error as Error).message).not.toContain('maxRetriesPerRequest');
     }
+  });
+});
+
+describe('result notices across a lost reply-channel connection', () => {
+  const user = `celeriac-test-${randomBytes(4).toString('hex')}`;
+  let fixture: RedisFixture;
+  let admin: Redis;
+  beforeEach(async () => {
+    fixture = new RedisFixture('conn-notice');
+    admin = new Redis(REDIS_URL);
+    // A user of its own, so that its connections, and only those, can be cut.
+    await admin.acl('SETUSER', user, 'reset', 'on', '>pass', `~${fixture.prefix}*`, `&${fixture.prefix}*`, '+@all');
+  });
+  afterEach(async () => {
+    try {
+      await fixture.cleanup();
+    } finally {
+      await admin.acl('DELUSER', user);
+      await admin.quit();
+    }
+  });
+
+  it('a wait begun after the connection came back reads a task whose notice was lost meanwhile', async () => {
+    const address = new URL(REDIS_URL);
+    address.username = user;
+    address.password = 'pass';
+    const sender = fixture.app({ broker: address.toString() });
+    const { codec } = runtimeOf(sender);
+    const worker = runtimeOf(fixture.app()).backend; // stores records as a worker in another process does
+    const done = (id: string) => ({ id, state: 'SUCCESS' as const, date: Date.now(), result: id });
+    // The reply channel is listened to: a first task's notice comes.
+    const first = sender.sendTask<string>('conn.notice', []);
+    await first.sent;
+    const heard = first.get({ timeout: 10_000 });
+    await worker.store([{ record: done(first.id), ttl: 60_000, replyTo: sender.clientId }]);
+    await expect(heard).resolves.toBe(first.id);
+    // Two more tasks finish, their notices lost (stored without one, as when the connection was
+    // down then); one is awaited already, the other will be once the connection is back.
+    const [awaited, later] = [sender.sendTask<string>('conn.notice', []), sender.sendTask<string>('conn.notice', [])];
+    await Promise.all([awaited.sent, later.sent]);
+    for (const { id } of [awaited, later])
+      await admin.set(`${fixture.prefix}:result:${id}`, codec.stringify(done(id), 'a record'), 'PX', 60_000);
+    const awaitedValue = awaited.get({ timeout: 10_000 });
+    expect(await admin.client('KILL', 'USER', user)).toBeGreaterThan(0);
+    // The reconnect re-reads what is awaited: the first is answered once the connection is back...
+    await expect(awaitedValue).resolves.toBe(awaited.id);
+    // ...and a wait begun after that must read too, since its notice may have been lost.
+    await expect(later.get({ timeout: 5_000 })).resolves.toBe(later.id);
   });
 });
