@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { type Celeriac, TaskRevokedError } from 'celeriac';
+import { runtimeOf } from '@celeriac/core/internal';
 import { RedisFixture } from '@celeriac/test-support';
 import {
   celeryApp,
@@ -64,6 +65,8 @@ describe('protocol celery: revoke across languages', () => {
       await expect(call.outcome).resolves.toMatchObject({ state: 'REVOKED', exc_type: 'TaskRevokedError' });
       const line = await celeriac.waitForLog((entry) => entry.id === id && entry.reason !== undefined, 'not run');
       expect(line.reason).toBe('revoked');
+      // Remembered for Celeriac workers started later (heard two seconds before the task came due).
+      expect((await runtimeOf(app).broker.listRevoked()).map((revocation) => revocation.id)).toContain(id);
     });
 
     it('terminate=True stops the running task', async () => {

@@ -54,12 +54,20 @@ export abstract class CeleriacChannels {
     return this.inner.listRevoked();
   }
 
-  /** Celeriac's revocations and Celery's revoke commands (heard while subscribed, as a Python worker hears them). */
+  /**
+   * Celeriac's revocations and Celery's revoke commands (heard while subscribed, as a Python worker
+   * hears them). A command heard is also remembered with Celeriac's own revocations, so Celeriac
+   * workers started later, or restarted, honour it too (a Python worker forgets it on restart).
+   */
   async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
     const stopOwn = await this.inner.onRevoke(listener);
     const stopCelery = await this.pidbox.connection.subscriber
       .subscribe(this.pidbox.channel, (text) => {
-        for (const revocation of revocationsIn(text)) listener(revocation);
+        for (const revocation of revocationsIn(text)) {
+          listener(revocation);
+          // Every listening worker writes the same entry: idempotent. Not kept if Redis is away now.
+          this.inner.revoke(revocation).catch(() => undefined);
+        }
       })
       .catch(async (error: unknown) => {
         await stopOwn();
