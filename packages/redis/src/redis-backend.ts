@@ -23,7 +23,7 @@ import { ReplyError } from 'ioredis';
 import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { RecentNotices } from './recent-notices';
-import { assertReplicable, awaitReplicas } from './replication';
+import { awaitReplicas } from './replication';
 import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
@@ -55,7 +55,6 @@ export class RedisBackend implements ResultBackend {
     private readonly settings: BackendSettings,
     private readonly codec: Codec,
   ) {
-    assertReplicable(connection.client, settings.replication);
     this.keys = new KeySpace(settings.prefix);
     this.events = new RedisEventLog(connection, this.keys, settings.eventsMaxLength ?? 100_000);
     connection.retain();

@@ -1,5 +1,13 @@
 import { BrokerUnavailableError } from 'celeriac';
+import { isCluster, type RedisClient } from '@celeriac/redis';
 import { RedisFixture } from '@celeriac/test-support';
+
+/** Closes every client connection but the caller's, on each master of a cluster; resolves with how many. */
+async function killConnections(admin: RedisClient): Promise<number> {
+  const nodes = isCluster(admin) ? admin.nodes('master') : [admin];
+  const killed = await Promise.all(nodes.map((node) => node.client('KILL', 'USER', 'default', 'SKIPME', 'yes')));
+  return killed.reduce<number>((sum, count) => sum + Number(count), 0);
+}
 
 describe('connection loss', () => {
   let fixture: RedisFixture;
@@ -9,12 +17,13 @@ describe('connection loss', () => {
   it('loses nothing when the worker connections are killed mid-run', async () => {
     const workerApp = fixture.app({ visibilityTimeout: '1s' });
     let runs = 0;
-    let killed: Promise<unknown> | undefined;
+    let killed: Promise<number> | undefined;
     const admin = fixture.redis();
+    await admin.ping();
     workerApp.task('conn.work', async (n: number) => {
       runs += 1;
       // Halfway through, cut every connection of the worker's app.
-      if (runs === 500) killed = admin.client('KILL', 'USER', 'default', 'SKIPME', 'yes');
+      if (runs === 500) killed = killConnections(admin);
       return n;
     });
     await workerApp.worker({ concurrency: 20 }).start();

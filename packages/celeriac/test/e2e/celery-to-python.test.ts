@@ -4,7 +4,7 @@
  * Python type, eta, expires, retries, time limits and priorities.
  */
 import { Celeriac, kwargs, TaskFailedError, TaskRevokedError } from 'celeriac';
-import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
+import { CELERY_REDIS_URL, RedisFixture } from '@celeriac/test-support';
 import { forgetResults, PythonWorker, type CelerySide } from './support/python-celery';
 
 describe('protocol celery: Celeriac calls Python Celery', () => {
@@ -15,7 +15,7 @@ describe('protocol celery: Celeriac calls Python Celery', () => {
   const sent = new Set<string>();
 
   beforeAll(async () => {
-    fixture = new RedisFixture('celery-to-py');
+    fixture = new RedisFixture('celery-to-py', CELERY_REDIS_URL);
     side = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
     worker = new PythonWorker(side, 'prefork');
     await worker.ready();
@@ -24,7 +24,7 @@ describe('protocol celery: Celeriac calls Python Celery', () => {
   // A fresh app each test: the leak check closes what a test opened.
   beforeEach(() => {
     app = new Celeriac({
-      broker: REDIS_URL,
+      broker: CELERY_REDIS_URL,
       prefix: fixture.prefix,
       protocol: 'celery',
       celery: { keyPrefix: side.keyPrefix },

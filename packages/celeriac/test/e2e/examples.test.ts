@@ -6,14 +6,13 @@
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '../../../..');
 
 /** Runs `node <script>` from the repository root under `prefix`; resolves with its exit code and output. */
 function run(script: string, prefix: string): Promise<{ code: number; output: string }> {
-  const env = { ...process.env, CELERIAC_EXAMPLE_PREFIX: prefix };
+  const env = { ...process.env, REDIS_URL, CELERIAC_EXAMPLE_PREFIX: prefix };
   return new Promise((done) => {
     // Killed after 60 s, before the test's own limit (90 s), so no example outlives its test.
     execFile(
@@ -79,7 +78,7 @@ describe('the examples', () => {
     '%s runs to the end',
     async (name, script, shows) => {
       const prefix = freshPrefix(`examples-${name.split(' ')[0]}`);
-      const redis = new Redis(REDIS_URL);
+      const redis = adminClient();
       try {
         const { code, output } = await run(script, prefix);
         // The whole output is in the failure message, so a failed run says why.

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REDIS_URL } from '@celeriac/test-support';
+import { CELERY_REDIS_URL } from '@celeriac/test-support';
 
 /** The Python that has Debian's Celery (another python3 may come first on PATH). */
 const PYTHON = '/usr/bin/python3';
@@ -23,7 +23,7 @@ export interface CelerySide {
 function environment(side: CelerySide): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    CELERY_BROKER: REDIS_URL,
+    CELERY_BROKER: CELERY_REDIS_URL,
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),

@@ -121,7 +121,11 @@ export class WorkerProcess {
 export class WorkerProcesses {
   private readonly all: WorkerProcess[] = [];
 
-  constructor(private readonly prefix: string) {}
+  /** @param url the Redis the workers use (`REDIS_URL`, the tests' topology, unless given). */
+  constructor(
+    private readonly prefix: string,
+    private readonly url: string = REDIS_URL,
+  ) {}
 
   /** Starts a worker on the fixture app with extra CLI args. */
   start(args: string[] = [], env: NodeJS.ProcessEnv = {}): WorkerProcess {
@@ -135,8 +139,12 @@ export class WorkerProcesses {
     env: NodeJS.ProcessEnv = {},
     via: 'node' | 'npx' = 'node',
   ): WorkerProcess {
-    // REDIS_URL: the Redis of the tests' topology (the test cluster with CELERIAC_REDIS_TOPOLOGY=cluster).
-    const started = new WorkerProcess(args, { REDIS_URL, CELERIAC_TEST_PREFIX: this.prefix, ...env }, command, via);
+    const started = new WorkerProcess(
+      args,
+      { REDIS_URL: this.url, CELERIAC_TEST_PREFIX: this.prefix, ...env },
+      command,
+      via,
+    );
     this.all.push(started);
     return started;
   }
@@ -156,12 +164,13 @@ export interface E2eContext {
 /**
  * Declares, in the calling `describe`, a fresh Redis prefix and worker set per test, torn down after
  * it (workers killed, then only the prefix's keys deleted). Read the context inside tests.
+ * @param url the Redis of the fixture and the workers: the tests' topology (`REDIS_URL`) unless given.
  */
-export function useE2e(label: string): () => E2eContext {
+export function useE2e(label: string, url: string = REDIS_URL): () => E2eContext {
   let context: E2eContext | undefined;
   beforeEach(() => {
-    const fixture = new RedisFixture(label);
-    context = { fixture, workers: new WorkerProcesses(fixture.prefix) };
+    const fixture = new RedisFixture(label, url);
+    context = { fixture, workers: new WorkerProcesses(fixture.prefix, url) };
   });
   afterEach(async () => {
     await context?.workers.stopAll();
