@@ -23,7 +23,7 @@ export interface CelerySide {
 function environment(side: CelerySide): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    CELERY_BROKER: CELERY_REDIS_URL,
+    PROJ_BROKER: CELERY_REDIS_URL,
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),
