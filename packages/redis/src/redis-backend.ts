@@ -24,7 +24,7 @@ import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { GroupProgressBatcher } from './group-progress';
 import { RecentNotices } from './recent-notices';
-import { assertReplicable, awaitReplicas } from './replication';
+import { awaitReplicas } from './replication';
 import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
@@ -58,7 +58,6 @@ export class RedisBackend implements ResultBackend {
     private readonly settings: BackendSettings,
     private readonly codec: Codec,
   ) {
-    assertReplicable(connection.client, settings.replication);
     this.keys = new KeySpace(settings.prefix);
     this.events = new RedisEventLog(connection, this.keys, settings.eventsMaxLength ?? 100_000);
     connection.retain();

@@ -30,7 +30,7 @@ import { KeySpace, queueKeyList } from './keys';
 import { groupBySlot } from './key-slot';
 import { isCluster, publish, scanKeys } from './redis-client';
 import { RedisControl } from './redis-control';
-import { assertReplicable, awaitReplicas } from './replication';
+import { awaitReplicas } from './replication';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
@@ -58,7 +58,6 @@ export class RedisBroker implements Broker {
     private readonly connection: RedisConnection,
     private readonly settings: BrokerSettings,
   ) {
-    assertReplicable(connection.client, settings.replication);
     this.keys = new KeySpace(settings.prefix);
     this.control = new RedisControl(connection, this.keys);
     this.failed = new RedisFailedRegistry(connection.client, this.keys, settings);

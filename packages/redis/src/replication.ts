@@ -1,10 +1,11 @@
 /**
  * `durability: 'replicated'`: a write counts as done once replicas hold it. Redis replicates
  * asynchronously; `WAIT n timeout` on the connection that wrote answers once `n` replicas
- * acknowledged everything this connection wrote before it, or when the timeout passes.
+ * acknowledged everything this connection wrote before it, or when the timeout passes. A cluster
+ * client writes through one connection per master, so it waits on each of them.
  */
 import { CeleriacError, type ReplicationSettings } from '@celeriac/core';
-import { singleNode, type RedisClient } from './redis-client';
+import { isCluster, type RedisClient } from './redis-client';
 
 /**
  * Resolves once `replication.replicas` replicas hold every write `client` made so far; at once when
@@ -19,7 +20,10 @@ export async function awaitReplicas(
 ): Promise<void> {
   if (!replication) return;
   const { replicas, timeout } = replication;
-  const confirmed = await singleNode(client, "durability: 'replicated'").wait(replicas, timeout);
+  // A master this client wrote nothing to answers at once, with the number of its replicas.
+  const nodes = isCluster(client) ? client.nodes('master') : [client];
+  const confirmations = await Promise.all(nodes.map((node) => node.wait(replicas, timeout)));
+  const confirmed = nodes.length === 0 ? 0 : Math.min(...confirmations);
   if (confirmed >= replicas) return;
   throw new CeleriacError(
     'CELERIAC_NOT_REPLICATED',
@@ -27,13 +31,4 @@ export async function awaitReplicas(
       `${timeout} ms (durability: 'replicated'), so a failover now could lose it. Check the replicas ` +
       `(INFO replication on the master) or raise replicationTimeout.`,
   );
-}
-
-/**
- * Checks at start that `durability: 'replicated'` can be kept on `client`: WAIT answers for the one
- * connection that wrote, and a cluster client writes through a connection per master.
- * @throws CeleriacError `CELERIAC_INVALID_OPTION` on Redis Cluster.
- */
-export function assertReplicable(client: RedisClient, replication: ReplicationSettings | undefined): void {
-  if (replication) singleNode(client, "durability: 'replicated'");
 }

@@ -4,6 +4,7 @@
  * can re-read what they wait for. On a cluster it is a cluster client, subscribed on one node: Redis
  * Cluster forwards every PUBLISH to all nodes (see docs/redis.md for why not sharded pub/sub yet).
  */
+import type { Cluster, Redis } from 'ioredis';
 import { duplicateFor } from './blocking-client';
 import { closeClient } from './close-client';
 import { isCluster, type RedisClient } from './redis-client';
@@ -21,6 +22,8 @@ export class Subscriber {
   private connectedBefore = false;
   /** Stops listening on the parent client (which may be the user's, outliving this subscriber). */
   private readonly detach: () => void;
+  /** On a cluster: the node connection the subscriptions are on now, once known. */
+  private clusterNode: Redis | undefined;
 
   constructor(parent: RedisClient) {
     this.client = duplicateFor(parent);
@@ -76,6 +79,7 @@ export class Subscriber {
     }
     set.add(handler);
     await this.pending.get(channel);
+    if (isCluster(this.client)) this.followClusterNode(this.client);
     return async () => {
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;
@@ -83,6 +87,34 @@ export class Subscriber {
       this.pending.delete(channel);
       await this.client.unsubscribe(channel).catch(() => undefined);
     };
+  }
+
+  /**
+   * ioredis's cluster client subscribes through one node connection of its own (its `subscriber`, not
+   * public API) and, when that connection ends (killed, or its node gone), subscribes again through a
+   * new one without an event: notices published meanwhile are lost unheard. This watches the node
+   * connection and tells the reconnect listeners once a new one has its subscriptions back. Where the
+   * field is missing, only the cluster's `-node` events tell them.
+   */
+  private followClusterNode(cluster: Cluster): void {
+    const holder = (cluster as unknown as { subscriber?: { getInstance?: () => Redis | null } }).subscriber;
+    const node = typeof holder?.getInstance === 'function' ? holder.getInstance() : null;
+    if (!node || node === this.clusterNode) return;
+    const replacing = this.clusterNode !== undefined;
+    this.clusterNode = node;
+    // ioredis picks the next node in its own 'end' handler, registered before this one.
+    node.once('end', () => {
+      this.disconnectListeners.forEach((listener) => listener());
+      this.followClusterNode(cluster);
+    });
+    if (!replacing) return;
+    // Its SUBSCRIBEs went out when it connected: a PING answered after them tells they are done.
+    node.once('ready', () => {
+      node.ping().then(
+        () => this.reconnectListeners.forEach((listener) => listener()),
+        () => undefined,
+      );
+    });
   }
 
   /** Forgets a channel Redis refused (a later call tries again) and rethrows, ACL refusals explained. */

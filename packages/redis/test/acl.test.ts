@@ -2,40 +2,39 @@
  * An ACL user as Redis 7 makes it by default: every key of the prefix and every command, but no
  * pub/sub channel. A worker, a sender awaiting a result and beat each fail with a
  * `CELERIAC_NO_PERMISSION` error that names the missing rule; with the rule docs/redis.md gives
- * (`&<prefix>:*`) they all work. The user is deleted afterwards.
+ * (`&<prefix>:*`) they all work. The user is deleted afterwards. Each Redis server keeps its own
+ * users, so on Cluster and Sentinel the user is set on every server of the topology.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { every } from 'celeriac';
 import type { Logger } from '@celeriac/core';
-import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
+import { RedisFixture, redisUrlAs, topologyServers } from '@celeriac/test-support';
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('Redis ACL users', () => {
   const user = `celeriac-test-${randomBytes(4).toString('hex')}`;
   let fixture: RedisFixture;
-  let url: string;
-  /** The default user, which manages the test's ACL user (kept apart from the fixture, closed last). */
-  let admin: Redis;
+  const url = redisUrlAs(user, 'pass');
+  /** The default user on each server, which manages the test's ACL user (apart from the fixture, closed last). */
+  let servers: Redis[];
+  /** Sets ACL rules of the test's user on every server. */
+  const setUser = (...rules: string[]) => Promise.all(servers.map((server) => server.acl('SETUSER', user, ...rules)));
 
   beforeEach(async () => {
     fixture = new RedisFixture('acl');
-    admin = new Redis(REDIS_URL);
+    servers = topologyServers();
     // Explicit resetchannels: what acl-pubsub-default gives new users on Redis 7, whatever this server's setting.
-    await admin.acl('SETUSER', user, 'reset', 'on', '>pass', `~${fixture.prefix}*`, '+@all', 'resetchannels');
-    const address = new URL(REDIS_URL);
-    address.username = user;
-    address.password = 'pass';
-    url = address.toString();
+    await setUser('reset', 'on', '>pass', `~${fixture.prefix}*`, '+@all', 'resetchannels');
   });
   afterEach(async () => {
     // The apps first: deleting the user disconnects its clients, which would then retry in vain.
     try {
       await fixture.cleanup();
     } finally {
-      await admin.acl('DELUSER', user);
-      await admin.quit();
+      await Promise.all(servers.map((server) => server.acl('DELUSER', user)));
+      await Promise.all(servers.map((server) => server.quit()));
     }
   });
 
@@ -73,7 +72,7 @@ describe('Redis ACL users', () => {
     ['the channels of its prefix', (prefix: string) => `&${prefix}:*`],
     ['every channel', () => '&*'],
   ])('with %s, the same user runs a worker, a sender and beat', async (_, channels) => {
-    await admin.acl('SETUSER', user, channels(fixture.prefix));
+    await setUser(channels(fixture.prefix));
     const { app, echo } = appAsUser();
     await app.worker({ pool: 'inline', concurrency: 1, logger: quiet }).start();
     await expect(echo.delay('hello')).resolves.toBe('hello');

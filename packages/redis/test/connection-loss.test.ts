@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { BrokerUnavailableError } from 'celeriac';
 import { runtimeOf } from '@celeriac/core/internal';
-import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
+import { isCluster, type RedisClient } from '@celeriac/redis';
+import { RedisFixture, redisUrlAs, topologyServers } from '@celeriac/test-support';
+
+/** Closes every client connection but the caller's, on each master of a cluster; resolves with how many. */
+async function killConnections(admin: RedisClient): Promise<number> {
+  const nodes = isCluster(admin) ? admin.nodes('master') : [admin];
+  const killed = await Promise.all(nodes.map((node) => node.client('KILL', 'USER', 'default', 'SKIPME', 'yes')));
+  return killed.reduce<number>((sum, count) => sum + Number(count), 0);
+}
 
 describe('connection loss', () => {
   let fixture: RedisFixture;
@@ -12,12 +20,13 @@ describe('connection loss', () => {
   it('loses nothing when the worker connections are killed mid-run', async () => {
     const workerApp = fixture.app({ visibilityTimeout: '1s' });
     let runs = 0;
-    let killed: Promise<unknown> | undefined;
+    let killed: Promise<number> | undefined;
     const admin = fixture.redis();
+    await admin.ping();
     workerApp.task('conn.work', async (n: number) => {
       runs += 1;
       // Halfway through, cut every connection of the worker's app.
-      if (runs === 500) killed = admin.client('KILL', 'USER', 'default', 'SKIPME', 'yes');
+      if (runs === 500) killed = killConnections(admin);
       return n;
     });
     await workerApp.worker({ concurrency: 20 }).start();
@@ -62,28 +71,31 @@ describe('connection loss', () => {
 describe('result notices across a lost reply-channel connection', () => {
   const user = `celeriac-test-${randomBytes(4).toString('hex')}`;
   let fixture: RedisFixture;
-  let admin: Redis;
+  /** The default user on each server of the topology (each keeps its own ACL users). */
+  let servers: Redis[];
   beforeEach(async () => {
     fixture = new RedisFixture('conn-notice');
-    admin = new Redis(REDIS_URL);
+    servers = topologyServers();
     // A user of its own, so that its connections, and only those, can be cut.
-    await admin.acl('SETUSER', user, 'reset', 'on', '>pass', `~${fixture.prefix}*`, `&${fixture.prefix}*`, '+@all');
+    await Promise.all(
+      servers.map((server) =>
+        server.acl('SETUSER', user, 'reset', 'on', '>pass', `~${fixture.prefix}*`, `&${fixture.prefix}*`, '+@all'),
+      ),
+    );
   });
   afterEach(async () => {
     try {
       await fixture.cleanup();
     } finally {
-      await admin.acl('DELUSER', user);
-      await admin.quit();
+      await Promise.all(servers.map((server) => server.acl('DELUSER', user)));
+      await Promise.all(servers.map((server) => server.quit()));
     }
   });
 
   it('a wait begun after the connection came back reads a task whose notice was lost meanwhile', async () => {
-    const address = new URL(REDIS_URL);
-    address.username = user;
-    address.password = 'pass';
-    const sender = fixture.app({ broker: address.toString() });
+    const sender = fixture.app({ broker: redisUrlAs(user, 'pass') });
     const { codec } = runtimeOf(sender);
+    const admin = fixture.redis();
     const worker = runtimeOf(fixture.app()).backend; // stores records as a worker in another process does
     const done = (id: string) => ({ id, state: 'SUCCESS' as const, date: Date.now(), result: id });
     // The reply channel is listened to: a first task's notice comes.
@@ -99,7 +111,8 @@ describe('result notices across a lost reply-channel connection', () => {
     for (const { id } of [awaited, later])
       await admin.set(`${fixture.prefix}:result:${id}`, codec.stringify(done(id), 'a record'), 'PX', 60_000);
     const awaitedValue = awaited.get({ timeout: 10_000 });
-    expect(await admin.client('KILL', 'USER', user)).toBeGreaterThan(0);
+    const killed = await Promise.all(servers.map((server) => server.client('KILL', 'USER', user)));
+    expect(killed.reduce<number>((sum, count) => sum + Number(count), 0)).toBeGreaterThan(0);
     // The reconnect re-reads what is awaited: the first is answered once the connection is back...
     await expect(awaitedValue).resolves.toBe(awaited.id);
     // ...and a wait begun after that must read too, since its notice may have been lost.

@@ -1,21 +1,28 @@
 /**
  * `corked` corks ioredis's socket (`stream`, not part of ioredis's public API) so a batch of commands
  * leaves in one write; where that field is missing or cannot cork, the commands go out uncorked.
+ * On Redis Cluster the socket is that of one master's connection: the test's keys share a hash tag,
+ * and the tests use the connection to the master serving it.
  */
-import { RedisConnection } from '@celeriac/redis';
+import { isCluster, RedisConnection } from '@celeriac/redis';
 import { corkableStream, corked, corkedThroughTick } from '../src/connection';
+import { masterFor } from '../src/redis-client';
 import type { Redis } from 'ioredis';
 import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 describe('corked', () => {
   const prefix = freshPrefix('corked');
+  /** The test's keys: one hash tag, so that on a cluster they all live on one master. */
+  const key = (name: string) => `${prefix}:{corked}:${name}`;
   let connection: RedisConnection;
   let client: Redis;
 
   beforeAll(async () => {
     connection = new RedisConnection(REDIS_URL).retain();
-    client = connection.client as Redis;
-    await client.ping();
+    await connection.client.ping();
+    const nodes = connection.client;
+    client = isCluster(nodes) ? masterFor(nodes, key('any'))! : nodes;
+    expect(client).toBeDefined();
   });
 
   afterAll(async () => {
@@ -33,7 +40,7 @@ describe('corked', () => {
     expect(stream).toBeDefined();
     const cork = jest.spyOn(stream!, 'cork');
     const uncork = jest.spyOn(stream!, 'uncork');
-    const [set, get] = corked(client, () => sendPair(`${prefix}:a`));
+    const [set, get] = corked(client, () => sendPair(key('a')));
     expect(cork).toHaveBeenCalledTimes(1);
     expect(uncork).toHaveBeenCalledTimes(1);
     await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
@@ -47,7 +54,7 @@ describe('corked', () => {
   ])('with %s, sends the commands uncorked', async (_case, stream) => {
     const disguised = withStream(stream);
     expect(corkableStream(disguised)).toBeUndefined();
-    const [set, get] = corked(disguised, () => sendPair(`${prefix}:b`));
+    const [set, get] = corked(disguised, () => sendPair(key('b')));
     await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
   });
 
@@ -55,8 +62,8 @@ describe('corked', () => {
     const stream = corkableStream(client) as unknown as { _write: unknown; _writev: unknown };
     const writes = [jest.spyOn(stream as never, '_write'), jest.spyOn(stream as never, '_writev')];
     const count = () => writes.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
-    const set = corkedThroughTick(client, () => client.set(`${prefix}:c`, 'v'));
-    const get = client.get(`${prefix}:c`);
+    const set = corkedThroughTick(client, () => client.set(key('c'), 'v'));
+    const get = client.get(key('c'));
     expect(count()).toBe(0); // still corked: nothing written yet
     await expect(Promise.all([set, get])).resolves.toEqual(['OK', 'v']);
     expect(count()).toBe(1);

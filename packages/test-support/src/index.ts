@@ -2,6 +2,7 @@
 export { captureLogs, type LogEntry } from './capture-logs';
 export {
   adminClient,
+  CELERY_REDIS_URL,
   deleteKeysUnder,
   freshPrefix,
   REDIS_URL,
@@ -42,6 +43,8 @@ export {
   type MoveSlotOptions,
   type SlotMaster,
 } from './cluster-slots';
+export { redisUrlAs, topologyServers } from './topology-servers';
+export { masterHolding, replicaAddresses, withReplicasStopped } from './replicas';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';

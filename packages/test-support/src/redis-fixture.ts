@@ -39,6 +39,14 @@ export const REDIS_URL = {
   single: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
 }[redisTopology()];
 
+/**
+ * The Redis the Celery interop tests use: the tests' topology, except on `cluster`, where Python
+ * Celery cannot run (kombu has no Redis Cluster transport, so Celeriac refuses `protocol: 'celery'`
+ * there too): the single node (`REDIS_URL`, by default the Redis on 6379).
+ */
+export const CELERY_REDIS_URL =
+  redisTopology() === 'cluster' ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0') : REDIS_URL;
+
 /** A plain client of `url` (by default the tests' Redis), for inspecting and deleting keys. */
 export function adminClient(url: string = REDIS_URL): RedisClient {
   if (isSentinelUrl(url)) return new Redis(sentinelOptions(url));

@@ -4,8 +4,7 @@
  */
 import { join } from 'node:path';
 import { chain } from 'celeriac';
-import { REDIS_URL } from '@celeriac/test-support';
-import { Redis } from 'ioredis';
+import { adminClient, CELERY_REDIS_URL } from '@celeriac/test-support';
 import { forgetResults, pythonCall, PythonWorker, type CelerySide } from './support/python-celery';
 import { useE2e, type WorkerProcess } from './support/worker-process';
 
@@ -18,7 +17,7 @@ function celeriacIds(worker: WorkerProcess): string[] {
 
 describe('protocol celery: workflows across languages', () => {
   const sent = new Set<string>();
-  const redis = new Redis(REDIS_URL);
+  const redis = adminClient(CELERY_REDIS_URL);
   let python: PythonWorker | undefined;
   afterEach(async () => {
     await python?.kill();
@@ -26,7 +25,7 @@ describe('protocol celery: workflows across languages', () => {
     sent.clear();
   });
   afterAll(() => redis.quit());
-  const e2e = useE2e('celery-canvas');
+  const e2e = useE2e('celery-canvas', CELERY_REDIS_URL);
 
   /** A Python worker on queue `py` and a celeriac worker on queue `ts`, both ready. */
   async function bothSides(): Promise<{ side: CelerySide; celeriac: WorkerProcess }> {

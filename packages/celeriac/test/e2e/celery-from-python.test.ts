@@ -4,8 +4,7 @@
  * limits, priorities, and a pickle message refused with an error the Python caller sees.
  */
 import { join } from 'node:path';
-import { REDIS_URL } from '@celeriac/test-support';
-import { Redis } from 'ioredis';
+import { adminClient, CELERY_REDIS_URL } from '@celeriac/test-support';
 import { forgetResults, pythonCall, type CelerySide, type PythonRequest } from './support/python-celery';
 import { useE2e, type WorkerProcess } from './support/worker-process';
 
@@ -13,14 +12,14 @@ const CELERY_APP = join(__dirname, 'fixtures/celery-app.js');
 
 describe('protocol celery: Python Celery calls a celeriac worker', () => {
   const sent = new Set<string>();
-  const redis = new Redis(REDIS_URL);
+  const redis = adminClient(CELERY_REDIS_URL);
   // Declared before useE2e's: hooks run in order, and its cleanup closes the fixture's client.
   afterEach(async () => {
     await forgetResults(redis, sent);
     sent.clear();
   });
   afterAll(() => redis.quit());
-  const e2e = useE2e('celery-from-py');
+  const e2e = useE2e('celery-from-py', CELERY_REDIS_URL);
 
   async function startWorker(): Promise<{ side: CelerySide; worker: WorkerProcess }> {
     const { fixture, workers } = e2e();

@@ -5,8 +5,7 @@
  * restores what a dead Celery worker held.
  */
 import { join } from 'node:path';
-import { REDIS_URL, untilAfter } from '@celeriac/test-support';
-import { Redis } from 'ioredis';
+import { adminClient, CELERY_REDIS_URL, untilAfter } from '@celeriac/test-support';
 import { forgetResults, pythonCall, PythonWorker, type CelerySide } from './support/python-celery';
 import { useE2e } from './support/worker-process';
 
@@ -16,14 +15,14 @@ const VISIBILITY_S = 2;
 describe('protocol celery: a worker killed mid-task on either side', () => {
   const sent = new Set<string>();
   const python: PythonWorker[] = [];
-  const redis = new Redis(REDIS_URL);
+  const redis = adminClient(CELERY_REDIS_URL);
   afterEach(async () => {
     await Promise.all(python.splice(0).map((worker) => worker.kill()));
     await forgetResults(redis, sent);
     sent.clear();
   });
   afterAll(() => redis.quit());
-  const e2e = useE2e('celery-lost');
+  const e2e = useE2e('celery-lost', CELERY_REDIS_URL);
 
   function startPython(side: CelerySide): PythonWorker {
     const worker = new PythonWorker(side);

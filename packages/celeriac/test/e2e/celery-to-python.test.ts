@@ -4,7 +4,7 @@
  * Python type, eta, expires, retries, time limits and priorities.
  */
 import { type Celeriac, kwargs, TaskFailedError, TaskRevokedError } from 'celeriac';
-import { RedisFixture } from '@celeriac/test-support';
+import { CELERY_REDIS_URL, RedisFixture } from '@celeriac/test-support';
 import { celeryApp, forgetResults, PythonWorker, type CelerySide } from './support/python-celery';
 
 describe('protocol celery: Celeriac calls Python Celery', () => {
@@ -15,7 +15,7 @@ describe('protocol celery: Celeriac calls Python Celery', () => {
   const sent = new Set<string>();
 
   beforeAll(async () => {
-    fixture = new RedisFixture('celery-to-py');
+    fixture = new RedisFixture('celery-to-py', CELERY_REDIS_URL);
     side = { keyPrefix: `${fixture.prefix}:kombu:`, queue: 'py' };
     worker = new PythonWorker(side, 'prefork');
     await worker.ready();

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { StoredEvent } from 'celeriac';
+import { REDIS_URL } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
 import { FIXTURE_APP, useE2e } from './support/worker-process';
 
@@ -21,7 +22,7 @@ function tailEvents(
 ): Promise<{ events: StoredEvent[]; code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [CLI, 'events', '--json', ...args], {
     cwd: ROOT,
-    env: { ...process.env, CELERIAC_TEST_PREFIX: prefix },
+    env: { ...process.env, REDIS_URL, CELERIAC_TEST_PREFIX: prefix },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const events: StoredEvent[] = [];

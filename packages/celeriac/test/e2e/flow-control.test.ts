@@ -8,6 +8,7 @@ import type { Celeriac } from 'celeriac';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { REDIS_URL } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
 import { mostAtOnce, mostStartsWithin, runsOf } from './support/flow-marks';
 import { FIXTURE_APP as FLOW_APP, useE2e, type E2eContext } from './support/worker-process';
@@ -209,7 +210,7 @@ async function sendBeforeAnyWorker({ fixture, workers }: E2eContext, runs: strin
 /** Starts fixtures/flow-sender.js: `sent` resolves when it printed `sent`, `output` with its handles. */
 function startSender(prefix: string, args: string[]): { sent: Promise<void>; output: Promise<SentHandle[]> } {
   const child = spawn(process.execPath, [join(__dirname, 'fixtures/flow-sender.js'), ...args], {
-    env: { ...process.env, CELERIAC_TEST_PREFIX: prefix },
+    env: { ...process.env, REDIS_URL, CELERIAC_TEST_PREFIX: prefix },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines: string[] = [];

@@ -9,8 +9,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '../../../..');
 const PACKAGES = [
@@ -119,7 +118,7 @@ describe('the packed packages, installed into a project of its own', () => {
 
   afterAll(async () => {
     if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    const redis = new Redis(REDIS_URL);
+    const redis = adminClient();
     await deleteKeysUnder(redis, prefix);
     await redis.quit();
     rmSync(work, { recursive: true, force: true });

@@ -6,8 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
+import { adminClient, deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '../../../..');
 const FIXTURES = join(__dirname, 'fixtures');
@@ -63,7 +62,7 @@ describe('a process pool whose children cannot start', () => {
   const prefix = freshPrefix('e2e-pool-start');
 
   afterAll(async () => {
-    const redis = new Redis(REDIS_URL);
+    const redis = adminClient();
     await deleteKeysUnder(redis, prefix);
     await redis.quit();
   });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RedisFixture } from '@celeriac/test-support';
+import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
 import { WorkerProcess } from './support/worker-process';
 
 describe('celeriac worker -A with a TypeScript module', () => {
@@ -13,6 +13,7 @@ describe('celeriac worker -A with a TypeScript module', () => {
 
   it('loads a .ts app module through tsx, in the worker and in its prefork children', async () => {
     worker = new WorkerProcess(['-A', join(__dirname, 'fixtures/ts-app.ts'), '-c', '1', '--pool', 'prefork'], {
+      REDIS_URL,
       CELERIAC_TEST_PREFIX: fixture.prefix,
     });
     await worker.ready();

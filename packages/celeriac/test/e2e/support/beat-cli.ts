@@ -1,6 +1,7 @@
 /** Helpers for the `celeriac beat` end-to-end tests: the fixture module, short CLI runs, fired slots. */
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { REDIS_URL } from '@celeriac/test-support';
 import type { LogLine, WorkerProcess } from './worker-process';
 
 const ROOT = resolve(__dirname, '../../../../..');
@@ -15,11 +16,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `celeriac <args>` to its end on a test's prefix. */
+/** Runs `celeriac <args>` to its end on a test's prefix, on the Redis of the tests' topology unless `env` says. */
 export function runCli(args: string[], prefix: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, CELERIAC_TEST_PREFIX: prefix, ...env },
+    env: { ...process.env, REDIS_URL, CELERIAC_TEST_PREFIX: prefix, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Celeriac, type CeleriacOptions } from 'celeriac';
-import { REDIS_URL } from '@celeriac/test-support';
+import { CELERY_REDIS_URL } from '@celeriac/test-support';
 
 /** The Python that has Debian's Celery (another python3 may come first on PATH). */
 const PYTHON = '/usr/bin/python3';
@@ -26,7 +26,7 @@ export interface CelerySide {
 function environment(side: CelerySide): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    CELERY_BROKER: REDIS_URL,
+    PROJ_BROKER: CELERY_REDIS_URL,
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),
@@ -243,7 +243,7 @@ export function pythonRevoke(side: CelerySide, ids: string[], options: { termina
 export function celeryApp(prefix: string, side: CelerySide, options: CeleriacOptions = {}): Celeriac {
   return new Celeriac({
     ...options,
-    broker: REDIS_URL,
+    broker: CELERY_REDIS_URL,
     prefix,
     protocol: 'celery',
     celery: { keyPrefix: side.keyPrefix },

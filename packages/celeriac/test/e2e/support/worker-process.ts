@@ -121,7 +121,7 @@ export class WorkerProcess {
 export class WorkerProcesses {
   private readonly all: WorkerProcess[] = [];
 
-  /** @param url the Redis the workers use (the tests' Redis unless given). */
+  /** @param url the Redis the workers use (`REDIS_URL`, the tests' topology, unless given). */
   constructor(
     private readonly prefix: string,
     private readonly url: string = REDIS_URL,
@@ -139,7 +139,6 @@ export class WorkerProcesses {
     env: NodeJS.ProcessEnv = {},
     via: 'node' | 'npx' = 'node',
   ): WorkerProcess {
-    // REDIS_URL: the Redis of the tests' topology (the test cluster with CELERIAC_REDIS_TOPOLOGY=cluster).
     const started = new WorkerProcess(
       args,
       { REDIS_URL: this.url, CELERIAC_TEST_PREFIX: this.prefix, ...env },
@@ -164,13 +163,14 @@ export interface E2eContext {
 
 /**
  * Declares, in the calling `describe`, a fresh Redis prefix and worker set per test, torn down after
- * it (workers killed, then only the prefix's keys deleted). Read the context inside tests. `url` is
- * the Redis of the apps and workers: the tests' Redis unless given (read when each test starts).
+ * it (workers killed, then only the prefix's keys deleted). Read the context inside tests.
+ * @param url the Redis of the fixture and the workers: the tests' topology (`REDIS_URL`) unless given;
+ *   a function is read when each test starts (a server the suite starts in `beforeAll`).
  */
-export function useE2e(label: string, url: () => string = () => REDIS_URL): () => E2eContext {
+export function useE2e(label: string, url: string | (() => string) = REDIS_URL): () => E2eContext {
   let context: E2eContext | undefined;
   beforeEach(() => {
-    const fixture = new RedisFixture(label, url());
+    const fixture = new RedisFixture(label, typeof url === 'function' ? url() : url);
     context = { fixture, workers: new WorkerProcesses(fixture.prefix, fixture.url) };
   });
   afterEach(async () => {
