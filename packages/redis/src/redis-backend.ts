@@ -410,12 +410,21 @@ export class RedisBackend implements ResultBackend {
 
   private recheckWaiters(): void {
     const ids = [...new Set([...this.waits.ids(), ...this.listeners.keys(), ...this.many.ids()])];
-    for (let start = 0; start < ids.length; start += READ_CHUNK) {
-      this.getMany(ids.slice(start, start + READ_CHUNK)).then(
-        (records) => records.forEach((record) => record && this.deliver(record)),
-        () => undefined,
-      );
-    }
+    for (let start = 0; start < ids.length; start += READ_CHUNK) this.recheck(ids.slice(start, start + READ_CHUNK));
+  }
+
+  /**
+   * Re-reads the records of `ids` still awaited. A read that fails (the command connections may still
+   * be coming back: on a cluster the subscriber can be back first) is tried again shortly, or those
+   * waiters would wait for notices that were lost.
+   */
+  private recheck(ids: readonly string[]): void {
+    const awaited = ids.filter((id) => this.awaits(id));
+    if (awaited.length === 0) return;
+    this.getMany(awaited).then(
+      (records) => records.forEach((record) => record && this.deliver(record)),
+      () => setTimeout(() => this.recheck(awaited), RECHECK_RETRY_MS).unref(),
+    );
   }
 
   private deliver(record: TaskRecord): void {
@@ -441,6 +450,8 @@ function isReadyText(text: string): boolean {
 
 /** Most keys per MGET of awaited records. */
 const READ_CHUNK = 1_000;
+/** How soon a failed re-read of awaited records after a reconnect is tried again. */
+const RECHECK_RETRY_MS = 250;
 
 /** Most records per script call, so one call never blocks Redis for long. */
 const STORE_CHUNK = 1_000;

@@ -5,10 +5,10 @@ import { runtimeOf } from '@celeriac/core/internal';
 import { isCluster, type RedisClient } from '@celeriac/redis';
 import { RedisFixture, redisUrlAs, topologyServers } from '@celeriac/test-support';
 
-/** Closes every client connection but the caller's, on each master of a cluster; resolves with how many. */
-async function killConnections(admin: RedisClient): Promise<number> {
+/** Closes every connection of ACL user `user`, on each master of a cluster; resolves with how many. */
+async function killConnectionsOf(admin: RedisClient, user: string): Promise<number> {
   const nodes = isCluster(admin) ? admin.nodes('master') : [admin];
-  const killed = await Promise.all(nodes.map((node) => node.client('KILL', 'USER', 'default', 'SKIPME', 'yes')));
+  const killed = await Promise.all(nodes.map((node) => node.client('KILL', 'USER', user)));
   return killed.reduce<number>((sum, count) => sum + Number(count), 0);
 }
 
@@ -18,24 +18,37 @@ describe('connection loss', () => {
   afterEach(() => fixture.cleanup());
 
   it('loses nothing when the worker connections are killed mid-run', async () => {
-    const workerApp = fixture.app({ visibilityTimeout: '1s' });
-    let runs = 0;
-    let killed: Promise<number> | undefined;
-    const admin = fixture.redis();
-    await admin.ping();
-    workerApp.task('conn.work', async (n: number) => {
-      runs += 1;
-      // Halfway through, cut every connection of the worker's app.
-      if (runs === 500) killed = killConnections(admin);
-      return n;
-    });
-    await workerApp.worker({ concurrency: 20 }).start();
-    const producer = fixture.app();
-    const work = producer.task('conn.work', (n: number) => n);
-    const inputs = Array.from({ length: 2_000 }, (_, n) => n);
-    const results = work.delayMany(inputs.map((n) => [n] as [number]));
-    await expect(Promise.all(results.map((result) => result.get({ timeout: 60_000 })))).resolves.toEqual(inputs);
-    expect(await killed).toBeGreaterThan(0);
+    // The worker's app connects as a user of its own, so that only its connections are cut (not those
+    // of other suites sharing the servers); each server keeps its own users.
+    const user = `celeriac-test-conn-${randomBytes(4).toString('hex')}`;
+    const servers: Redis[] = topologyServers();
+    await Promise.all(
+      servers.map((server) => server.acl('SETUSER', user, 'on', '>pass', `~${fixture.prefix}*`, '&*', '+@all')),
+    );
+    try {
+      const workerApp = fixture.app({ broker: redisUrlAs(user, 'pass'), visibilityTimeout: '1s' });
+      let runs = 0;
+      let killed: Promise<number> | undefined;
+      const admin = fixture.redis();
+      await admin.ping();
+      workerApp.task('conn.work', async (n: number) => {
+        runs += 1;
+        // Halfway through, cut every connection of the worker's app.
+        if (runs === 500) killed = killConnectionsOf(admin, user);
+        return n;
+      });
+      await workerApp.worker({ concurrency: 20 }).start();
+      const producer = fixture.app();
+      const work = producer.task('conn.work', (n: number) => n);
+      const inputs = Array.from({ length: 2_000 }, (_, n) => n);
+      const results = work.delayMany(inputs.map((n) => [n] as [number]));
+      await expect(Promise.all(results.map((result) => result.get({ timeout: 60_000 })))).resolves.toEqual(inputs);
+      expect(await killed).toBeGreaterThan(0);
+      await workerApp.close();
+    } finally {
+      await Promise.all(servers.map((server) => server.acl('DELUSER', user)));
+      await Promise.all(servers.map((server) => server.quit()));
+    }
   });
 
   it('rejects delay() with BrokerUnavailableError, after a bounded retry, when Redis is down', async () => {
