@@ -95,7 +95,10 @@ export class RedisBackend implements ResultBackend {
       const { id } = entry.record;
       if (refused.has(id)) continue;
       const last = latest.get(id) === entry;
-      if (last) sets.push({ id, key: this.keys.result(id), text, ttl: Math.max(1, Math.round(entry.ttl)) });
+      if (last) {
+        const ttl = Math.max(1, Math.round(entry.ttl));
+        sets.push({ id, key: this.keys.result(id), text, ttl, final: isReadyState(entry.record.state) });
+      }
       // This client's own tasks (a worker in the sender's process) are told here below, not
       // through Redis: the same notice without a publish and its decoding.
       if (entry.replyTo !== undefined && entry.replyTo !== this.settings.clientId) {
@@ -465,6 +468,8 @@ interface RecordSet {
   key: string;
   text: string;
   ttl: number;
+  /** A final state's record; one of a state in between never replaces a final one. */
+  final: boolean;
 }
 
 /** Refuses a TTL that Redis would refuse, so that the record fails alone (see store-records-n.lua). */
@@ -492,7 +497,9 @@ function storeCalls(
 ): Array<Promise<unknown>> {
   const groups = isCluster(client) && sets.length > 1 ? groupBySlot(sets, (set) => set.key) : [sets];
   if (groups.length > 1) return groups.flatMap((group) => storeCalls(client, group, refused));
-  if (sets.length === 1) {
+  // A final record alone is a plain SET; one in between goes through the script, which keeps a
+  // final record from being replaced by it.
+  if (sets.length === 1 && (sets[0] as RecordSet).final) {
     const { id, key, text, ttl } = sets[0] as RecordSet;
     return [
       client.set(key, text, 'PX', ttl).catch((error: unknown) => {
@@ -508,7 +515,7 @@ function storeCalls(
       client,
       'storeRecords',
       chunk.map(({ key }) => key),
-      chunk.flatMap(({ text, ttl }) => [text, ttl]),
+      chunk.flatMap(({ text, ttl, final }) => [text, ttl, final ? 1 : 0]),
     );
     calls.push(
       call.then((failures) => {

@@ -54,7 +54,7 @@ describe('settling a batch with a record Redis refuses', () => {
       client,
       'storeRecords',
       [x!, y!, z!],
-      ['x', 60_000, 'y', '100000000000000000000', 'z', 60_000],
+      ['x', 60_000, 1, 'y', '100000000000000000000', 1, 'z', 60_000, 1],
     );
     expect(refused).toEqual([2, expect.stringMatching(/ERR/)]);
     await expect(redis.mget(x!, y!, z!)).resolves.toEqual(['x', null, 'z']);

@@ -48,10 +48,22 @@ export class MemoryBackend implements ResultBackend {
       );
     });
     entries.forEach((entry, index) => {
+      // A state in between never replaces a final record (as on Redis: a late write must not undo an outcome).
+      if (!isReadyState(entry.record.state) && this.finalStored(entry.record.id, now)) return;
       this.records.set(entry.record.id, { text: texts[index] as string, expiresAt: now + entry.ttl });
     });
     // Each entry's own record: a batch may hold several states of one task (STARTED, then SUCCESS).
     entries.forEach((entry, index) => this.changes.emit(entry.record.id, this.codec.parse(texts[index] as string)));
+  }
+
+  /** True when `id` has a live record of a final state. */
+  private finalStored(id: string, now: number): boolean {
+    const stored = this.records.get(id);
+    return (
+      stored !== undefined &&
+      stored.expiresAt > now &&
+      isReadyState((this.codec.parse(stored.text) as TaskRecord).state)
+    );
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {

@@ -58,6 +58,22 @@ export function recordCases(open: OpenBackend): void {
     expect(await backend.get('b')).toMatchObject({ state: 'PROGRESS', meta: { step: 2 } });
   });
 
+  it('never replaces a final record with one of a state in between (a write that came late)', async () => {
+    const { backend } = await open();
+    await backend.store([entry(taskRecord('a', 'SUCCESS', { result: 'done' }))]);
+    await backend.store([entry(taskRecord('a', 'STARTED'))]); // alone: the store's one-record path
+    await backend.store([entry(taskRecord('a', 'PROGRESS')), entry(taskRecord('other', 'STARTED'))]);
+    expect(await backend.get('a')).toMatchObject({ state: 'SUCCESS', result: 'done' });
+    expect(await backend.get('other')).toMatchObject({ state: 'STARTED' });
+    // A final record replaces another (a revoke after the fact, a later delivery's outcome)...
+    await backend.store([entry(taskRecord('a', 'FAILURE', { error: { name: 'Error', message: 'late' } }))]);
+    expect(await backend.get('a')).toMatchObject({ state: 'FAILURE' });
+    // ...and once forgotten (a retry from the failed-task registry), a new run starts over.
+    await backend.forget(['a']);
+    await backend.store([entry(taskRecord('a', 'STARTED'))]);
+    expect(await backend.get('a')).toMatchObject({ state: 'STARTED' });
+  });
+
   it('expires a record once its ttl has passed, leaving longer-lived ones', async () => {
     const { backend } = await open();
     await backend.store([entry(taskRecord('short', 'SUCCESS'), 150), entry(taskRecord('long', 'SUCCESS'))]);
