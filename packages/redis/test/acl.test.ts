@@ -5,42 +5,35 @@
  * (`&<prefix>:*`) they all work. The user is deleted afterwards. Each Redis server keeps its own
  * users, so on Cluster and Sentinel the user is set on every server of the topology.
  */
-import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { every } from 'celeriac';
 import type { Logger } from '@celeriac/core';
-import { RedisFixture, redisUrlAs, topologyServers } from '@celeriac/test-support';
+import { RedisFixture, TestAclUser } from '@celeriac/test-support';
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('Redis ACL users', () => {
-  const user = `celeriac-test-${randomBytes(4).toString('hex')}`;
   let fixture: RedisFixture;
-  const url = redisUrlAs(user, 'pass');
-  /** The default user on each server, which manages the test's ACL user (apart from the fixture, closed last). */
-  let servers: Redis[];
-  /** Sets ACL rules of the test's user on every server. */
-  const setUser = (...rules: string[]) => Promise.all(servers.map((server) => server.acl('SETUSER', user, ...rules)));
+  /** The test's ACL user, set on every server of the topology (apart from the fixture, removed last). */
+  let user: TestAclUser;
 
   beforeEach(async () => {
     fixture = new RedisFixture('acl');
-    servers = topologyServers();
+    user = new TestAclUser();
     // Explicit resetchannels: what acl-pubsub-default gives new users on Redis 7, whatever this server's setting.
-    await setUser('reset', 'on', '>pass', `~${fixture.prefix}*`, '+@all', 'resetchannels');
+    await user.set('reset', 'on', `>${user.password}`, `~${fixture.prefix}*`, '+@all', 'resetchannels');
   });
   afterEach(async () => {
     // The apps first: deleting the user disconnects its clients, which would then retry in vain.
     try {
       await fixture.cleanup();
     } finally {
-      await Promise.all(servers.map((server) => server.acl('DELUSER', user)));
-      await Promise.all(servers.map((server) => server.quit()));
+      await user.remove();
     }
   });
 
   /** An app that connects as the test's ACL user, with one task. */
   function appAsUser() {
-    const app = fixture.app({ broker: url });
+    const app = fixture.app({ broker: user.url });
     const echo = app.task('acl.echo', (text: string) => text);
     return { app, echo };
   }
@@ -72,7 +65,7 @@ describe('Redis ACL users', () => {
     ['the channels of its prefix', (prefix: string) => `&${prefix}:*`],
     ['every channel', () => '&*'],
   ])('with %s, the same user runs a worker, a sender and beat', async (_, channels) => {
-    await setUser(channels(fixture.prefix));
+    await user.set(channels(fixture.prefix));
     const { app, echo } = appAsUser();
     await app.worker({ pool: 'inline', concurrency: 1, logger: quiet }).start();
     await expect(echo.delay('hello')).resolves.toBe('hello');

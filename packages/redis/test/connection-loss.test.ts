@@ -1,16 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { BrokerUnavailableError } from 'celeriac';
 import { runtimeOf } from '@celeriac/core/internal';
-import { isCluster, type RedisClient } from '@celeriac/redis';
-import { RedisFixture, redisUrlAs, topologyServers } from '@celeriac/test-support';
-
-/** Closes every connection of ACL user `user`, on each master of a cluster; resolves with how many. */
-async function killConnectionsOf(admin: RedisClient, user: string): Promise<number> {
-  const nodes = isCluster(admin) ? admin.nodes('master') : [admin];
-  const killed = await Promise.all(nodes.map((node) => node.client('KILL', 'USER', user)));
-  return killed.reduce<number>((sum, count) => sum + Number(count), 0);
-}
+import { RedisFixture, TestAclUser } from '@celeriac/test-support';
 
 describe('connection loss', () => {
   let fixture: RedisFixture;
@@ -19,22 +9,17 @@ describe('connection loss', () => {
 
   it('loses nothing when the worker connections are killed mid-run', async () => {
     // The worker's app connects as a user of its own, so that only its connections are cut (not those
-    // of other suites sharing the servers); each server keeps its own users.
-    const user = `celeriac-test-conn-${randomBytes(4).toString('hex')}`;
-    const servers: Redis[] = topologyServers();
-    await Promise.all(
-      servers.map((server) => server.acl('SETUSER', user, 'on', '>pass', `~${fixture.prefix}*`, '&*', '+@all')),
-    );
+    // of other suites sharing the servers).
+    const user = new TestAclUser();
+    await user.set('on', `>${user.password}`, `~${fixture.prefix}*`, '&*', '+@all');
     try {
-      const workerApp = fixture.app({ broker: redisUrlAs(user, 'pass'), visibilityTimeout: '1s' });
+      const workerApp = fixture.app({ broker: user.url, visibilityTimeout: '1s' });
       let runs = 0;
       let killed: Promise<number> | undefined;
-      const admin = fixture.redis();
-      await admin.ping();
       workerApp.task('conn.work', async (n: number) => {
         runs += 1;
         // Halfway through, cut every connection of the worker's app.
-        if (runs === 500) killed = killConnectionsOf(admin, user);
+        if (runs === 500) killed = user.killConnections();
         return n;
       });
       await workerApp.worker({ concurrency: 20 }).start();
@@ -46,8 +31,7 @@ describe('connection loss', () => {
       expect(await killed).toBeGreaterThan(0);
       await workerApp.close();
     } finally {
-      await Promise.all(servers.map((server) => server.acl('DELUSER', user)));
-      await Promise.all(servers.map((server) => server.quit()));
+      await user.remove();
     }
   });
 
@@ -82,31 +66,24 @@ describe('connection loss', () => {
 });
 
 describe('result notices across a lost reply-channel connection', () => {
-  const user = `celeriac-test-${randomBytes(4).toString('hex')}`;
   let fixture: RedisFixture;
-  /** The default user on each server of the topology (each keeps its own ACL users). */
-  let servers: Redis[];
+  /** A user of the test's own, so that its connections, and only those, can be cut. */
+  let user: TestAclUser;
   beforeEach(async () => {
     fixture = new RedisFixture('conn-notice');
-    servers = topologyServers();
-    // A user of its own, so that its connections, and only those, can be cut.
-    await Promise.all(
-      servers.map((server) =>
-        server.acl('SETUSER', user, 'reset', 'on', '>pass', `~${fixture.prefix}*`, `&${fixture.prefix}*`, '+@all'),
-      ),
-    );
+    user = new TestAclUser();
+    await user.set('reset', 'on', `>${user.password}`, `~${fixture.prefix}*`, `&${fixture.prefix}*`, '+@all');
   });
   afterEach(async () => {
     try {
       await fixture.cleanup();
     } finally {
-      await Promise.all(servers.map((server) => server.acl('DELUSER', user)));
-      await Promise.all(servers.map((server) => server.quit()));
+      await user.remove();
     }
   });
 
   it('a wait begun after the connection came back reads a task whose notice was lost meanwhile', async () => {
-    const sender = fixture.app({ broker: redisUrlAs(user, 'pass') });
+    const sender = fixture.app({ broker: user.url });
     const { codec } = runtimeOf(sender);
     const admin = fixture.redis();
     const worker = runtimeOf(fixture.app()).backend; // stores records as a worker in another process does
@@ -124,8 +101,7 @@ describe('result notices across a lost reply-channel connection', () => {
     for (const { id } of [awaited, later])
       await admin.set(`${fixture.prefix}:result:${id}`, codec.stringify(done(id), 'a record'), 'PX', 60_000);
     const awaitedValue = awaited.get({ timeout: 10_000 });
-    const killed = await Promise.all(servers.map((server) => server.client('KILL', 'USER', user)));
-    expect(killed.reduce<number>((sum, count) => sum + Number(count), 0)).toBeGreaterThan(0);
+    expect(await user.killConnections()).toBeGreaterThan(0);
     // The reconnect re-reads what is awaited: the first is answered once the connection is back...
     await expect(awaitedValue).resolves.toBe(awaited.id);
     // ...and a wait begun after that must read too, since its notice may have been lost.

@@ -44,6 +44,7 @@ export {
   type SlotMaster,
 } from './cluster-slots';
 export { redisUrlAs, topologyServers } from './topology-servers';
+export { TestAclUser } from './test-acl-user';
 export { masterHolding, replicaAddresses, withReplicasStopped } from './replicas';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
