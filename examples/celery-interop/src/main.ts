@@ -2,8 +2,8 @@
  * Celeriac and Python Celery over one Redis. Starts a Python Celery worker (queue `py`), then:
  * TypeScript calls its tasks (`proj.add` with a keyword argument, and `proj.charge`, which raises a
  * ValueError) and revokes one before its countdown ends; a Celeriac worker (queue `ts`) runs
- * `ts.greet`, which Python calls. Stops the
- * Python worker by pid and deletes this run's keys. Needs Debian's python3-celery and python3-redis.
+ * `ts.greet`, which Python calls, and answers `celery inspect ping` beside the Python worker. Stops
+ * the Python worker by pid and deletes this run's keys. Needs Debian's python3-celery and python3-redis.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -78,6 +78,9 @@ async function main(): Promise<void> {
     // Python → TypeScript: a Celeriac worker runs ts.greet.
     const celeriac = app.worker({ queues: ['ts'], pool: 'inline' });
     await celeriac.start();
+    // Celery's remote control reaches it too: it answers `celery inspect` beside the Python worker.
+    console.log('$ celery -A proj inspect ping');
+    await python(['-m', 'celery', '-A', 'proj', 'inspect', 'ping', '--timeout', '2']).exited;
     console.log('$ python3 proj.py');
     const code = await python(['proj.py']).exited;
     await celeriac.close();

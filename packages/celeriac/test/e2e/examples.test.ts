@@ -48,6 +48,8 @@ describe('the examples', () => {
           String.raw`proj\.add\(2, 3, z=10\) = 15`,
           'raised ValueError',
           String.raw`proj\.add\(1, 1\) revoked before its countdown ended: REVOKED`,
+          // The Celeriac worker answers celery inspect ping beside the Python one.
+          '2 nodes online',
           "= 'Hello, Ada!'",
           String.raw`chord\(ts\.greet x 2\)\(proj\.join\) = 'Hello, Ada\. Hello, Grace\.'`,
           'Both directions answered',

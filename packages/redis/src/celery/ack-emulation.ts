@@ -7,7 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import { runScript } from '../scripts';
-import { PRIORITY_SEPARATOR, type CeleryKeys } from './celery-keys';
+import type { CeleryKeys } from './celery-keys';
+import { boundQueues } from './kombu-bindings';
 import type { CeleryPayload } from './celery-payload';
 
 /** A message held in the ack emulation by this process. */
@@ -115,10 +116,6 @@ function parseEntry(entry: string): [CeleryPayload, string, string] | undefined 
 /** The queue an exchange routes a routing key to: the key itself on the default exchange, else by its bindings. */
 async function destination(client: Redis, keys: CeleryKeys, exchange: string, routingKey: string): Promise<string> {
   if (exchange === '') return routingKey;
-  const bindings = await client.smembers(keys.binding(exchange));
-  for (const binding of bindings) {
-    const [key, , queue] = binding.split(PRIORITY_SEPARATOR);
-    if (key === routingKey && queue) return queue;
-  }
-  return routingKey;
+  const [queue] = await boundQueues(client, keys, exchange, routingKey);
+  return queue ?? routingKey;
 }

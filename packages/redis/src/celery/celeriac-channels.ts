@@ -3,7 +3,10 @@
  * heartbeats and control requests among Celeriac workers, under the app's own prefix, through an
  * inner {@link RedisBroker}. Python workers see none of it but revocations: a revoke is also sent
  * as Celery's pidbox `revoke` command, and one Python sends reaches Celeriac workers (celery-pidbox.ts).
+ * Celery's `inspect` and `control` commands sent from Python reach Celeriac workers too, and their
+ * answers go back to Python (celery-remote-control.ts).
  */
+import { randomUUID } from 'node:crypto';
 import {
   CeleriacError,
   type BroadcastOptions,
@@ -13,11 +16,15 @@ import {
   type Revocation,
   type WorkerInfo,
 } from '@celeriac/core';
+import type { Redis } from 'ioredis';
 import type { RedisConnection } from '../connection';
 import type { RedisBroker } from '../redis-broker';
 import { publish } from '../redis-client';
 import { unavailable } from '../unavailable';
+import type { CeleryKeys } from './celery-keys';
 import { revocationsIn, revokeCommand } from './celery-pidbox';
+import { celeryReplyValue, controlCallIn, type CeleryControlCall } from './celery-remote-control';
+import { sendMailboxReply } from './mailbox-reply';
 
 function pauseUnsupported(queue: string): CeleriacError {
   return new CeleriacError(
@@ -30,11 +37,18 @@ function pauseUnsupported(queue: string): CeleriacError {
 /** Celeriac's own channels, kept beside the Celery queues. */
 export abstract class CeleriacChannels {
   /**
-   * @param pidbox - the connection and channel of Celery's `celery.pidbox` fanout exchange.
+   * @param pidbox - the connection and channel of Celery's `celery.pidbox` fanout exchange, and
+   * kombu's keys (where replies to Python's commands go).
    */
   constructor(
     protected readonly inner: RedisBroker,
-    private readonly pidbox: { readonly connection: RedisConnection; readonly channel: string },
+    private readonly pidbox: {
+      readonly connection: RedisConnection;
+      readonly channel: string;
+      /** The connection's client: kombu's keys are on one node. */
+      readonly client: Redis;
+      readonly keys: CeleryKeys;
+    },
   ) {}
 
   /**
@@ -94,8 +108,35 @@ export abstract class CeleriacChannels {
     return this.inner.broadcast(request, options);
   }
 
-  onControl(handler: ControlHandler): Promise<() => Promise<void>> {
-    return this.inner.onControl(handler);
+  /**
+   * Requests from Celeriac (`app.control`, `celeriac inspect`) and Celery's commands from Python
+   * (`celery inspect ping`, ...): both reach `handler`, and each answer goes back its own way.
+   */
+  async onControl(handler: ControlHandler): Promise<() => Promise<void>> {
+    const stopOwn = await this.inner.onControl(handler);
+    const stopCelery = await this.pidbox.connection.subscriber
+      .subscribe(this.pidbox.channel, (text) => {
+        const call = controlCallIn(text, randomUUID);
+        if (call) void this.answerCelery(call, handler);
+      })
+      .catch(async (error: unknown) => {
+        await stopOwn();
+        throw error;
+      });
+    return async () => {
+      await Promise.all([stopOwn(), stopCelery()]);
+    };
+  }
+
+  /** Runs one of Celery's commands and sends the answer where its sender collects replies. */
+  private async answerCelery(call: CeleryControlCall, handler: ControlHandler): Promise<void> {
+    const reply = await handler(call.request).catch(() => undefined);
+    if (!reply || !call.replyTo) return;
+    const { client, keys } = this.pidbox;
+    // A reply that cannot be sent is as one that came late: the sender stops waiting on its own.
+    await sendMailboxReply(client, keys, call.replyTo, {
+      [reply.hostname]: celeryReplyValue(call, reply),
+    }).catch(() => undefined);
   }
 
   /** Celery's Redis transport has no paused state that Python workers would honour. */

@@ -73,9 +73,10 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
   ) {
     const client = singleNode(connection.client, "protocol: 'celery'");
     const pidbox = fanoutChannel(options.keyPrefix, client.options.db ?? 0, PIDBOX_EXCHANGE);
-    super(new RedisBroker(connection, settings), { connection, channel: pidbox });
+    const keys = new CeleryKeys(options.keyPrefix, settings.prefix);
+    super(new RedisBroker(connection, settings), { connection, channel: pidbox, client, keys });
     this.client = client;
-    this.keys = new CeleryKeys(options.keyPrefix, settings.prefix);
+    this.keys = keys;
     this.dead = new CeleryDeadLetters(this.client, this.keys);
   }
 

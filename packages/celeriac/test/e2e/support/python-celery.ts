@@ -224,17 +224,55 @@ export function pythonCall(side: CelerySide, request: PythonRequest): PythonCall
 }
 
 /** Revokes tasks from Python (`app.control.revoke(ids, terminate=...)`); resolves once it was sent. */
-export function pythonRevoke(side: CelerySide, ids: string[], options: { terminate?: boolean } = {}): Promise<void> {
-  const child = spawn(PYTHON, ['revoke.py', JSON.stringify({ ids, terminate: options.terminate ?? false })], {
+export async function pythonRevoke(
+  side: CelerySide,
+  ids: string[],
+  options: { terminate?: boolean } = {},
+): Promise<void> {
+  await runPython(side, ['revoke.py', JSON.stringify({ ids, terminate: options.terminate ?? false })]);
+}
+
+/** What a Celery remote-control broadcast asks (`app.control.broadcast(method, ...)`). */
+export interface RemoteCommand {
+  readonly method: string;
+  readonly arguments?: Record<string, unknown>;
+  readonly destination?: string[];
+  /** Seconds to collect replies. */
+  readonly timeout?: number;
+}
+
+/**
+ * Sends Celery remote-control commands from Python, one after the other (one Python process for
+ * all), and resolves with each one's replies, `{ hostname: reply }` each.
+ */
+export async function pythonRemote(
+  side: CelerySide,
+  commands: readonly RemoteCommand[],
+): Promise<Record<string, unknown>[][]> {
+  return JSON.parse(await runPython(side, ['remote.py', JSON.stringify(commands)])) as Record<string, unknown>[][];
+}
+
+/** Runs the `celery` command on the fixtures' app (`celery -A proj_tasks ...args`); resolves with its output. */
+export function celeryCommand(side: CelerySide, args: string[]): Promise<string> {
+  return runPython(side, ['-m', 'celery', '-A', 'proj_tasks', ...args]);
+}
+
+/** Runs Python in the fixtures' directory; resolves with what it printed once it exited 0. */
+function runPython(side: CelerySide, args: string[]): Promise<string> {
+  const child = spawn(PYTHON, args, {
     cwd: FIXTURES,
     env: environment(side),
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const stdout: string[] = [];
   const stderr: string[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk.toString()));
   createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
   return new Promise((resolve, reject) =>
     child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`revoke.py exited with ${code}: ${stderr.join('\n')}`)),
+      code === 0
+        ? resolve(stdout.join(''))
+        : reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr.join('\n')}`)),
     ),
   );
 }
