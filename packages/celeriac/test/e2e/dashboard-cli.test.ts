@@ -1,7 +1,7 @@
 /**
- * `celeriac dashboard`: serves the page, its API and `/metrics` behind the token it was given (from
- * the environment, out of `ps`), stops on SIGTERM with exit code 0, and refuses to listen on a
- * non-loopback address without authentication (exit code 1).
+ * `celeriac dashboard`: serves the page, its API and `/metrics` (gauges, and counters from the event
+ * log) behind the token it was given (from the environment, out of `ps`), stops on SIGTERM with exit
+ * code 0, and refuses to listen on a non-loopback address without authentication (exit code 1).
  */
 import { join } from 'node:path';
 import { runCli } from './support/beat-cli';
@@ -27,11 +27,14 @@ describe('celeriac dashboard', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="celeriac-read-only" content="true"');
 
-    // The deployment's gauges for Prometheus, behind the same token.
+    // The deployment's gauges for Prometheus, behind the same token; its app writes events, so the
+    // task counters (celeriac_app_*) are counted from them (none yet: no task ran since the start).
     expect((await fetch(new URL('metrics', url))).status).toBe(401);
     const metrics = await fetch(new URL('metrics', url), { headers: { Authorization: 'Bearer token-from-env' } });
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toMatch(/^celeriac_workers_online \d+$/m);
+    const text = await metrics.text();
+    expect(text).toMatch(/^celeriac_workers_online \d+$/m);
+    expect(text).toMatch(/^celeriac_events_enabled 1$/m);
 
     dashboard.signal('SIGTERM');
     await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
