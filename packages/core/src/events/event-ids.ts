@@ -5,10 +5,16 @@
 
 /** Negative, zero or positive as `a` is before, equal to or after `b`. */
 export function compareEventIds(a: string, b: string): number {
-  const [aMs, aSeq, aIndex] = partsOf(a);
-  const [bMs, bSeq, bIndex] = partsOf(b);
-  if (aMs !== bMs) return aMs - bMs;
-  return aSeq !== bSeq ? aSeq - bSeq : aIndex - bIndex;
+  return compareEventIdParts(eventIdParts(a), eventIdParts(b));
+}
+
+/** An event id read into numbers, to compare many ids with one without reading it each time. */
+export type EventIdParts = readonly [ms: number, seq: number, index: number];
+
+/** Negative, zero or positive as the id of `a` is before, equal to or after that of `b`. */
+export function compareEventIdParts(a: EventIdParts, b: EventIdParts): number {
+  if (a[0] !== b[0]) return a[0] - b[0];
+  return a[1] !== b[1] ? a[1] - b[1] : a[2] - b[2];
 }
 
 /** A cursor that reads every event from `ms` on (ids are exclusive cursors). */
@@ -20,7 +26,7 @@ export function eventIdBefore(ms: number): string {
  * An id's time, sequence and index within its entry (-1 for an entry's own id, which comes before
  * its events). The index is a whole number: read as a decimal fraction, `.10` would sort before `.9`.
  */
-function partsOf(id: string): [number, number, number] {
+export function eventIdParts(id: string): EventIdParts {
   const dash = id.indexOf('-');
   const dot = id.indexOf('.', dash);
   const ms = Number(dash < 0 ? id : id.slice(0, dash));

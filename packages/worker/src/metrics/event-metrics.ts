@@ -12,7 +12,7 @@
  * one are skipped (a second reader fed into the same handler counts nothing twice).
  */
 import type { StoredEvent, TaskEvent } from '@celeriac/core';
-import { compareEventIds } from '@celeriac/core/internal';
+import { compareEventIdParts, eventIdParts } from '@celeriac/core/internal';
 import type { Registry } from 'prom-client';
 import { SECONDS_BUCKETS, type Prom } from './prom';
 import { UNREGISTERED_TASK } from './worker-metrics';
@@ -32,6 +32,9 @@ const MAX_LEARNT_NAMES = 1_000;
  * revoked message) counts as `(unregistered)`, as the workers' own metrics count it.
  */
 const RUN_EVENTS: ReadonlySet<string> = new Set(['task-started', 'task-succeeded', 'task-failed', 'task-retried']);
+
+/** Events that count in some metric (the others only move the cursor, or teach a name). */
+const COUNTED: ReadonlySet<string> = new Set([...RUN_EVENTS, 'task-revoked', 'task-expired', 'task-rejected']);
 
 /** Options of {@link createEventMetrics}. */
 export interface EventMetricsOptions {
@@ -89,39 +92,43 @@ export function createEventMetrics(
     task: event.task !== undefined && known(event.task) ? event.task : UNREGISTERED_TASK,
     queue: event.queue,
   });
-  let last = options.since;
+  // The last id counted, read once (each event's id is compared with it).
+  let last = eventIdParts(options.since);
 
   return (event) => {
     if (!('taskId' in event)) return;
     const { task } = event;
     if (task !== undefined && RUN_EVENTS.has(event.type) && !known(task) && learnt.size < MAX_LEARNT_NAMES)
       learnt.add(task);
-    if (compareEventIds(event.eventId, last) <= 0) return;
-    last = event.eventId;
+    const id = eventIdParts(event.eventId);
+    if (compareEventIdParts(id, last) <= 0) return;
+    last = id;
+    if (!COUNTED.has(event.type)) return;
+    const names = labels(event);
     switch (event.type) {
       case 'task-started':
-        if (event.wait !== undefined) wait.observe(labels(event), event.wait / 1_000);
+        if (event.wait !== undefined) wait.observe(names, event.wait / 1_000);
         return;
       case 'task-succeeded':
-        tasks.inc({ ...labels(event), state: 'SUCCESS' });
-        runtime.observe(labels(event), event.runtime / 1_000);
+        tasks.inc({ ...names, state: 'SUCCESS' });
+        runtime.observe(names, event.runtime / 1_000);
         return;
       case 'task-failed':
-        tasks.inc({ ...labels(event), state: 'FAILURE' });
-        if (event.runtime !== undefined) runtime.observe(labels(event), event.runtime / 1_000);
+        tasks.inc({ ...names, state: 'FAILURE' });
+        if (event.runtime !== undefined) runtime.observe(names, event.runtime / 1_000);
         return;
       case 'task-retried':
-        retries.inc(labels(event));
-        runtime.observe(labels(event), event.runtime / 1_000);
+        retries.inc(names);
+        runtime.observe(names, event.runtime / 1_000);
         return;
       case 'task-revoked':
       case 'task-expired':
-        tasks.inc({ ...labels(event), state: 'REVOKED' });
+        tasks.inc({ ...names, state: 'REVOKED' });
         return;
       case 'task-rejected':
         // Dead-lettered: its record ends FAILURE, so it is a final state too.
-        dead.inc(labels(event));
-        tasks.inc({ ...labels(event), state: 'FAILURE' });
+        dead.inc(names);
+        tasks.inc({ ...names, state: 'FAILURE' });
         return;
       case 'task-sent':
       case 'task-received':
