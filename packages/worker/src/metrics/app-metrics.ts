@@ -29,9 +29,10 @@ export interface AppMetricsHandler {
   (request: IncomingMessage, response: ServerResponse): void;
   /**
    * Counts one event of the app's event log into the `celeriac_app_*` counters and histograms.
-   * The dashboard hands it every event it reads, oldest first. Only events written after the
-   * handler was made are counted (the older ones, read back for the dashboard's history, only
-   * teach it which task names are real); an event is counted once, however many readers hand it.
+   * The dashboard hands it every event it reads, oldest first. Only events written after the app's
+   * metrics were made (by the first `metricsHandler` or `collectMetrics` of the app) are counted; the
+   * older ones, read back for the dashboard's history, only teach it which task names are real. An
+   * event is counted once, however many readers hand it.
    */
   countEvent(event: StoredEvent): void;
 }
