@@ -4,7 +4,9 @@
  * code 0, and refuses to listen on a non-loopback address without authentication (exit code 1).
  */
 import { join } from 'node:path';
+import { readLiveMessages } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
+import { parseSamples, sampleValue } from './support/prometheus-text';
 import { useE2e } from './support/worker-process';
 
 const APP = join(__dirname, 'fixtures/dashboard-app.js');
@@ -38,6 +40,26 @@ describe('celeriac dashboard', () => {
 
     dashboard.signal('SIGTERM');
     await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+  });
+
+  it("counts the tasks a worker ran in /metrics, from the app's event log", async () => {
+    const { fixture, workers } = e2e();
+    const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0']);
+    const url = (await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address'))
+      .url as string;
+    await workers.spawn('worker', ['-A', APP, '-c', '1', '--pool', 'inline']).ready();
+    const app = fixture.app();
+    let id: string | undefined;
+    // Once the live feed is open (its first message), the task goes; its success, pushed, was counted.
+    await readLiveMessages(new URL('api/live', url).href, ({ name, data }, all) => {
+      if (all.length === 1) id = app.sendTask('demo.add', [2, 3]).id;
+      const events = name === 'events' ? (data as { events: Array<{ type: string; taskId?: string }> }).events : [];
+      return events.some((event) => event.type === 'task-succeeded' && event.taskId === id);
+    });
+    const samples = parseSamples(await (await fetch(new URL('metrics', url))).text());
+    const labels = { task: 'demo.add', queue: 'default', state: 'SUCCESS' };
+    expect(sampleValue(samples, 'celeriac_app_tasks_total', labels)).toBe(1);
+    await app.close();
   });
 
   it('refuses a non-loopback address without authentication', async () => {
