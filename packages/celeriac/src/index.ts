@@ -133,6 +133,7 @@ export {
   collectMetrics,
   metricsHandler,
   Worker,
+  type AppMetricsHandler,
   type AppMetricsOptions,
   type Logger,
   type MetricsEndpointOptions,
@@ -148,6 +149,7 @@ export {
   type DashboardApp,
   type DashboardOptions,
   type ListenOptions,
+  type MetricsHandler,
   type RequestHandler,
 } from '@celeriac/dashboard';
 export type {

@@ -8,6 +8,7 @@ export {
   DASHBOARD_DEFAULTS,
   resolveDashboardOptions,
   type DashboardOptions,
+  type MetricsHandler,
   type RequestHandler,
   type ResolvedDashboardOptions,
 } from './options';

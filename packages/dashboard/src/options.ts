@@ -2,11 +2,23 @@
  * The options of {@link createDashboard}: who may see the dashboard (basic auth or a token), whether
  * it may change anything, how much history it keeps, and where a metrics handler mounts.
  */
-import { CeleriacError, type Duration } from '@celeriac/core';
+import { CeleriacError, type Duration, type StoredEvent } from '@celeriac/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** A Node request handler, as `http.createServer` and most Node web frameworks take it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * What the dashboard serves at `/metrics`: a request handler, and, when it counts events (as
+ * `metricsHandler(app)` of `celeriac` does), what the dashboard hands every event it reads.
+ */
+export interface MetricsHandler extends RequestHandler {
+  /**
+   * Given every event the dashboard reads from the event log, oldest first: the history it reads
+   * back at its start, then each new one. The handler decides which to count.
+   */
+  readonly countEvent?: (event: StoredEvent) => void;
+}
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -42,10 +54,11 @@ export interface DashboardOptions {
    */
   readonly sampleEvery?: number;
   /**
-   * Served at `/metrics` (behind the same authentication), e.g. a Prometheus handler. Without it,
-   * `/metrics` answers 404.
+   * Served at `/metrics` (behind the same authentication), e.g. `metricsHandler(app)`: the app's
+   * gauges, and counters of the tasks run, fed by the dashboard's reader of the event log. Without
+   * it, `/metrics` answers 404.
    */
-  readonly metrics?: RequestHandler;
+  readonly metrics?: MetricsHandler;
   /**
    * The page title.
    * @defaultValue `'Celeriac'`

@@ -22,7 +22,8 @@ const TASK_FIELDS = ['taskId', 'task', 'queue', 'retries'] as const;
 const OWN_FIELDS = {
   'task-sent': ['eta', 'args', 'parentId', 'rootId'],
   'task-received': ['delivery'],
-  'task-started': ['args'],
+  // `wait` after `args`: rows keep their columns' order, and rows written before it still read.
+  'task-started': ['args', 'wait'],
   'task-progress': ['state'],
   'task-succeeded': ['runtime', 'result'],
   'task-failed': ['runtime', 'error'],

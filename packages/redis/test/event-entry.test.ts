@@ -10,7 +10,7 @@ const error = { name: 'Error', message: 'teapot is out of stock' };
 /** One event of each type a worker writes, with every optional field set. */
 const workerEvents: CeleriacEvent[] = [
   { type: 'task-received', ...task, ...worker, timestamp: at, delivery: 2 },
-  { type: 'task-started', ...task, ...worker, timestamp: at + 1, args: '[1,"a"]' },
+  { type: 'task-started', ...task, ...worker, timestamp: at + 1, args: '[1,"a"]', wait: 12 },
   { type: 'task-progress', ...task, ...worker, timestamp: at + 2, state: 'PACKING' },
   { type: 'task-succeeded', ...task, ...worker, timestamp: at + 3, runtime: 34, result: '{"ok":true}' },
   { type: 'task-failed', ...task, ...worker, timestamp: at + 4, runtime: 7, error },
@@ -71,6 +71,15 @@ describe('event stream entries', () => {
     ];
     expect(encodeEventEntry(mixed)[0]).toBe('e');
     expect(roundTrip(mixed)).toEqual(mixed.map((event, index) => ({ ...event, eventId: `1764124151570-0.${index}` })));
+  });
+
+  it('reads a task-started row written before it carried wait (args in the same column)', () => {
+    const rows = JSON.stringify([['task-started', 0, 't-1', 'orders.ship', 'default', 0, '[2]']]);
+    expect(decodeEventEntry('1764124151570-0', ['rows', rows, 'base', String(at)])).toEqual([
+      expect.objectContaining({ type: 'task-started', args: '[2]', timestamp: at }),
+    ]);
+    const started = { type: 'task-started', ...task, ...worker, timestamp: at, wait: 5 } as const;
+    expect(roundTrip([started])).toEqual([{ ...started, eventId: '1764124151570-0.0' }]);
   });
 
   it('skips what is not an event of ours', () => {

@@ -49,3 +49,4 @@ export { masterHolding, replicaAddresses, withReplicasStopped } from './replicas
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';
+export { readLiveMessages, type LiveMessage } from './live-messages';

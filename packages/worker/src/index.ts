@@ -4,5 +4,5 @@
  */
 export { quietLogger, type Logger } from './logger';
 export type { MetricsEndpointOptions, PoolKind, ResolvedWorkerOptions, WorkerOptions } from './options';
-export { collectMetrics, metricsHandler, type AppMetricsOptions } from './metrics/app-metrics';
+export { collectMetrics, metricsHandler, type AppMetricsHandler, type AppMetricsOptions } from './metrics/app-metrics';
 export { Worker, type WorkerState } from './worker';

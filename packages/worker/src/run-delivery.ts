@@ -28,6 +28,7 @@ import {
   type TaskMessage,
 } from '@celeriac/core/internal';
 import { awaitDependencies } from './dependencies';
+import { queueWait } from './metrics/task-metrics';
 import type { DeliveryReading } from './read-delivery';
 import type { RunContext } from './run-context';
 import type { RunSignal } from './run-signal';
@@ -175,7 +176,11 @@ async function prepareAndRun(
           message,
         ),
       );
-      if (run.events.enabled) run.events.emit('task-started', message, { args: run.events.payload(message.args) });
+      if (run.events.enabled)
+        run.events.emit('task-started', message, {
+          args: run.events.payload(message.args),
+          wait: queueWait(message, startedAt),
+        });
       if (logsAt(logger, 'info'))
         logger.info(
           { id: message.id, task: message.task, state: 'STARTED', delivery: delivery.deliveries },

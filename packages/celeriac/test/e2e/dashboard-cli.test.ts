@@ -1,10 +1,12 @@
 /**
- * `celeriac dashboard`: serves the page, its API and `/metrics` behind the token it was given (from
- * the environment, out of `ps`), stops on SIGTERM with exit code 0, and refuses to listen on a
- * non-loopback address without authentication (exit code 1).
+ * `celeriac dashboard`: serves the page, its API and `/metrics` (gauges, and counters from the event
+ * log) behind the token it was given (from the environment, out of `ps`), stops on SIGTERM with exit
+ * code 0, and refuses to listen on a non-loopback address without authentication (exit code 1).
  */
 import { join } from 'node:path';
+import { readLiveMessages } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
+import { parseSamples, sampleValue } from './support/prometheus-text';
 import { useE2e } from './support/worker-process';
 
 const APP = join(__dirname, 'fixtures/dashboard-app.js');
@@ -27,14 +29,37 @@ describe('celeriac dashboard', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="celeriac-read-only" content="true"');
 
-    // The deployment's gauges for Prometheus, behind the same token.
+    // The deployment's gauges for Prometheus, behind the same token; its app writes events, so the
+    // task counters (celeriac_app_*) are counted from them (none yet: no task ran since the start).
     expect((await fetch(new URL('metrics', url))).status).toBe(401);
     const metrics = await fetch(new URL('metrics', url), { headers: { Authorization: 'Bearer token-from-env' } });
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toMatch(/^celeriac_workers_online \d+$/m);
+    const text = await metrics.text();
+    expect(text).toMatch(/^celeriac_workers_online \d+$/m);
+    expect(text).toMatch(/^celeriac_events_enabled 1$/m);
 
     dashboard.signal('SIGTERM');
     await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+  });
+
+  it("counts the tasks a worker ran in /metrics, from the app's event log", async () => {
+    const { fixture, workers } = e2e();
+    const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0']);
+    const url = (await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address'))
+      .url as string;
+    await workers.spawn('worker', ['-A', APP, '-c', '1', '--pool', 'inline']).ready();
+    const app = fixture.app();
+    let id: string | undefined;
+    // Once the live feed is open (its first message), the task goes; its success, pushed, was counted.
+    await readLiveMessages(new URL('api/live', url).href, ({ name, data }, all) => {
+      if (all.length === 1) id = app.sendTask('demo.add', [2, 3]).id;
+      const events = name === 'events' ? (data as { events: Array<{ type: string; taskId?: string }> }).events : [];
+      return events.some((event) => event.type === 'task-succeeded' && event.taskId === id);
+    });
+    const samples = parseSamples(await (await fetch(new URL('metrics', url))).text());
+    const labels = { task: 'demo.add', queue: 'default', state: 'SUCCESS' };
+    expect(sampleValue(samples, 'celeriac_app_tasks_total', labels)).toBe(1);
+    await app.close();
   });
 
   it('refuses a non-loopback address without authentication', async () => {

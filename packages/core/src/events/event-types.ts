@@ -36,7 +36,12 @@ export type TaskEvent =
       readonly rootId?: string;
     })
   | (TaskEventFields & { readonly type: 'task-received'; readonly delivery: number })
-  | (TaskEventFields & { readonly type: 'task-started'; readonly args?: string })
+  | (TaskEventFields & {
+      readonly type: 'task-started';
+      readonly args?: string;
+      /** How long it waited in its queue, in ms: from sent (or due, after a countdown or retry) to this start. */
+      readonly wait?: number;
+    })
   | (TaskEventFields & { readonly type: 'task-progress'; readonly state: string })
   | (TaskEventFields & { readonly type: 'task-succeeded'; readonly runtime: number; readonly result?: string })
   | (TaskEventFields & { readonly type: 'task-failed'; readonly runtime?: number; readonly error: EventError })

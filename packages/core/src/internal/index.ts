@@ -40,7 +40,13 @@ export { isReadyState, READY_STATES } from '../states';
 export { createTaskHandle } from '../task';
 export { describeError, reviveError } from './remote-error';
 export { eventPayload as eventPayloadOf } from '../events/payload';
-export { compareEventIds, eventIdBefore } from '../events/event-ids';
+export {
+  compareEventIdParts,
+  compareEventIds,
+  eventIdBefore,
+  eventIdParts,
+  type EventIdParts,
+} from '../events/event-ids';
 export {
   celeriacTracer,
   contextOf,

@@ -1,6 +1,7 @@
 /**
  * The dashboard's one reader of the event log, and what it feeds: the task list, the charts, the
- * worker list, and every open live connection (server-sent events). Events are pushed in batches,
+ * worker list, the metrics handler's counters (when it counts events), and every open live
+ * connection (server-sent events). Events are pushed in batches,
  * 200 ms after the first of a burst, with the overview; the queue counts are also read and pushed
  * every `sampleEvery` ms (the depth chart's samples, taken from the dashboard's start). The
  * browsers never poll.
@@ -128,6 +129,8 @@ export class LiveFeed {
   }
 
   private fold(event: StoredEvent): void {
+    // The metrics count from the same reader: no second read of the log, whatever the live connections.
+    this.options.metrics?.countEvent?.(event);
     this.tasks.add(event);
     this.history.add(event);
     this.workers.add(event);

@@ -20,3 +20,12 @@ export interface TaskMetrics {
   /** A pool child was replaced (it died, or retired after its task or memory limit). */
   childReplaced(): void;
 }
+
+/**
+ * How long a task starting at `at` (epoch ms) waited in its queue, in ms: from when it was sent, or
+ * due (after a countdown or a retry's delay), to its start; never negative (clocks of callers and
+ * workers differ a little). The `task-started` event carries it, and the worker's histogram observes it.
+ */
+export function queueWait(message: TaskMessage, at: number): number {
+  return Math.max(0, at - Math.max(message.publishedAt, message.eta ?? 0));
+}

@@ -8,7 +8,7 @@ import { readQueue, type TaskMessage } from '@celeriac/core/internal';
 import type { Gauge, Registry } from 'prom-client';
 import { METRIC_PREFIX, SECONDS_BUCKETS, type Prom } from './prom';
 import { registerQueueGauges } from './queue-gauges';
-import type { TaskMetrics } from './task-metrics';
+import { queueWait, type TaskMetrics } from './task-metrics';
 
 /** The label of a task not registered here: names from messages are not trusted to stay few. */
 export const UNREGISTERED_TASK = '(unregistered)';
@@ -89,8 +89,7 @@ export function createWorkerMetrics(prom: Prom, registry: Registry, source: Work
   });
   return {
     started(message, at) {
-      const due = Math.max(message.publishedAt, message.eta ?? 0);
-      wait.observe(labels(message), Math.max(0, at - due) / 1_000);
+      wait.observe(labels(message), queueWait(message, at) / 1_000);
     },
     finished(message, state, ms) {
       const names = labels(message);
