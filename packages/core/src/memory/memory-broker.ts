@@ -1,7 +1,7 @@
 /**
  * The memory broker (`memory://`): the whole Broker contract inside one process, for tests and
  * single-process apps. Every method runs synchronously inside, so each move is atomic. This
- * class moves messages between their places; the queues, waits, revocations, worker records and
+ * class publishes, reserves and acks; the queues, leases, waits, revocations, worker records and
  * control handlers each live in a module of their own.
  */
 import type {
@@ -23,6 +23,7 @@ import type { RateSetting } from '../flow/message-limits';
 import type { Envelope } from '../message';
 import { MemoryControl } from './memory-control';
 import { MemoryFailedRegistry } from './memory-failed-registry';
+import { MemoryLeases } from './memory-leases';
 import type { Entry, Place } from './memory-queue';
 import { MemoryQueues } from './memory-queues';
 import { MemoryRevocations } from './memory-revocations';
@@ -33,6 +34,7 @@ import { MemoryWorkerRegistry } from './memory-worker-registry';
 export class MemoryBroker implements Broker {
   private readonly queues = new MemoryQueues(() => this.wakeUps.wakeDue());
   private readonly wakeUps = new MemoryWakeUps(this.queues);
+  private readonly leases: MemoryLeases;
   private readonly revocations: MemoryRevocations;
   private readonly workers = new MemoryWorkerRegistry();
   private readonly control = new MemoryControl();
@@ -41,6 +43,7 @@ export class MemoryBroker implements Broker {
   constructor(private readonly settings: BrokerSettings) {
     this.failed = new MemoryFailedRegistry(settings.failedTtl ?? 0, settings.failedLimit ?? 10_000);
     this.revocations = new MemoryRevocations(settings.revokeTtl);
+    this.leases = new MemoryLeases(settings, this.queues);
   }
 
   async publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]> {
@@ -162,74 +165,23 @@ export class MemoryBroker implements Broker {
   }
 
   async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
-    const entry = this.queues.activeEntry(delivery);
-    if (!entry) return;
-    const delay = options.delay ?? 0;
-    if (options.body !== undefined) entry.body = options.body;
-    // A requeue is not a lost delivery: undo the count this delivery added.
-    entry.deliveries -= 1;
-    this.queues.releaseSlot(entry);
-    entry.place = delay > 0 ? 'delayed' : 'ready';
-    entry.at = Date.now() + delay;
-    entry.seq = this.queues.nextSeq();
-    this.wakeUps.wakeDue();
+    this.leases.requeue(delivery, options);
   }
 
   async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
-    const entry = this.queues.activeEntry(delivery);
-    if (!entry) return 'requeued';
-    if (entry.deliveries >= this.settings.maxDeliveries) {
-      this.queues.bury(
-        entry,
-        `${reason} (delivered ${entry.deliveries} times, maxDeliveries ${this.settings.maxDeliveries})`,
-      );
-      return 'dead';
-    }
-    this.queues.releaseSlot(entry);
-    entry.place = 'ready';
-    entry.seq = this.queues.nextSeq();
-    this.wakeUps.wakeDue();
-    return 'requeued';
+    return this.leases.requeueLost(delivery, reason);
   }
 
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
-    const entry = this.queues.activeEntry(delivery);
-    if (entry) this.queues.bury(entry, reason);
+    this.leases.deadLetter(delivery, reason);
   }
 
   async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
-    const deadline = Date.now() + this.settings.visibilityTimeout;
-    for (const delivery of deliveries) {
-      const entry = this.queues.activeEntry(delivery);
-      if (entry) entry.at = deadline;
-    }
+    this.leases.extend(deliveries);
   }
 
   async recoverLapsed(queues: readonly string[]): Promise<RecoveryReport> {
-    const now = Date.now();
-    const requeued: string[] = [];
-    const dead: DeadLetter[] = [];
-    for (const name of queues) {
-      for (const entry of this.queues.get(name).entries.values()) {
-        if (entry.place !== 'active' || entry.at > now) continue;
-        if (entry.deliveries >= this.settings.maxDeliveries) {
-          dead.push(
-            this.queues.bury(
-              entry,
-              `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers ` +
-                `died or hung`,
-            ),
-          );
-        } else {
-          this.queues.releaseSlot(entry);
-          entry.place = 'ready';
-          entry.seq = this.queues.nextSeq();
-          requeued.push(entry.id);
-        }
-      }
-    }
-    if (requeued.length > 0) this.wakeUps.wakeDue();
-    return { requeued, dead };
+    return this.leases.recoverLapsed(queues);
   }
 
   async listDead(queue: string, options: { offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {

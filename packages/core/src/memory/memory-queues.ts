@@ -16,8 +16,11 @@ export class MemoryQueues {
   readonly rates = new Map<string, RateSetting>();
   private seq = 0;
 
-  /** `changed` is called whenever a message may have become ready, to wake the workers waiting for it. */
-  constructor(private readonly changed: () => void) {}
+  /**
+   * @param changed - called whenever a message may have become ready, to wake the workers waiting
+   *   for it; callers that made one ready call it too.
+   */
+  constructor(readonly changed: () => void) {}
 
   /** The queue named `name`, created empty on first use. */
   get(name: string): MemoryQueue {
