@@ -1,6 +1,8 @@
 /**
  * The memory broker (`memory://`): the whole Broker contract inside one process, for tests and
- * single-process apps. Every method runs synchronously inside, so each move is atomic.
+ * single-process apps. Every method runs synchronously inside, so each move is atomic. This
+ * class publishes, reserves and acks; the queues, leases, waits, revocations, worker records and
+ * control handlers each live in a module of their own.
  */
 import type {
   Broker,
@@ -16,37 +18,38 @@ import type {
   Revocation,
   WorkerInfo,
 } from '../broker';
-import { collectReplies } from '../control/collect-replies';
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest } from '../control/control-types';
 import type { RateSetting } from '../flow/message-limits';
 import type { Envelope } from '../message';
+import { MemoryControl } from './memory-control';
 import { MemoryFailedRegistry } from './memory-failed-registry';
-import { MemoryQueue, type Entry, type Place } from './memory-queue';
-import { WakeTimer } from './wake-timer';
+import { MemoryLeases } from './memory-leases';
+import type { Entry, Place } from './memory-queue';
+import { MemoryQueues } from './memory-queues';
+import { MemoryRevocations } from './memory-revocations';
+import { MemoryWakeUps } from './memory-wake-ups';
+import { MemoryWorkerRegistry } from './memory-worker-registry';
 
 /** A Broker kept in this process's memory. */
 export class MemoryBroker implements Broker {
-  private readonly queues = new Map<string, MemoryQueue>();
-  private readonly revoked = new Map<string, { revocation: Revocation; until: number }>();
-  private readonly revokeListeners = new Set<(revocation: Revocation) => void>();
-  private readonly waiters = new Set<{ queues: readonly string[]; wake: () => void }>();
-  private readonly timer = new WakeTimer(() => this.wakeDue());
-  private readonly workers = new Map<string, { info: WorkerInfo; until: number }>();
-  private readonly paused = new Set<string>();
-  private readonly controlHandlers = new Set<ControlHandler>();
-  private seq = 0;
+  private readonly queues = new MemoryQueues(() => this.wakeUps.wakeDue());
+  private readonly wakeUps = new MemoryWakeUps(this.queues);
+  private readonly leases: MemoryLeases;
+  private readonly revocations: MemoryRevocations;
+  private readonly workers = new MemoryWorkerRegistry();
+  private readonly control = new MemoryControl();
   private readonly failed: MemoryFailedRegistry;
-  /** Rates set at run time, by task name. */
-  private readonly rates = new Map<string, RateSetting>();
 
   constructor(private readonly settings: BrokerSettings) {
     this.failed = new MemoryFailedRegistry(settings.failedTtl ?? 0, settings.failedLimit ?? 10_000);
+    this.revocations = new MemoryRevocations(settings.revokeTtl);
+    this.leases = new MemoryLeases(settings, this.queues);
   }
 
   async publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]> {
     const now = Date.now();
     const outcomes = envelopes.map((envelope): PublishOutcome => {
-      const queue = this.queue(envelope.queue);
+      const queue = this.queues.get(envelope.queue);
       if (envelope.idempotent && queue.entries.has(envelope.id)) return 'duplicate';
       const debounced = queue.debounce(envelope, now);
       if (debounced !== undefined) return debounced;
@@ -60,26 +63,26 @@ export class MemoryBroker implements Broker {
         body: envelope.body,
         deliveries: 0,
         place: delayed ? 'delayed' : 'ready',
-        seq: this.seq++,
+        seq: this.queues.nextSeq(),
         at: delayed ? (envelope.eta as number) : now,
       };
       if (envelope.limits) entry.limits = envelope.limits;
       queue.entries.set(envelope.id, entry);
       return 'published';
     });
-    this.afterChange();
+    this.wakeUps.wakeDue();
     return outcomes;
   }
 
   async reserve(queues: readonly string[], count: number): Promise<Delivery[]> {
     const now = Date.now();
-    this.promoteDue(now);
+    this.queues.promoteDue(now);
     const deliveries: Delivery[] = [];
     let held = false;
     for (const name of queues) {
       if (deliveries.length >= count) break;
-      if (this.paused.has(name)) continue;
-      const state = this.queue(name);
+      if (this.queues.paused.has(name)) continue;
+      const state = this.queues.get(name);
       const ready = [...state.entries.values()]
         .filter((entry) => entry.place === 'ready')
         .sort((a, b) => b.priority - a.priority || a.seq - b.seq);
@@ -100,46 +103,33 @@ export class MemoryBroker implements Broker {
         state.leased(entry, now);
       }
     }
-    if (held) this.scheduleTimer();
+    if (held) this.wakeUps.schedule();
     return deliveries;
   }
 
   /** Sets the rate of every scope of `task` from now on (undefined: back to the task's own). */
   async setRateLimit(task: string, rate: RateSetting | undefined): Promise<void> {
-    if (rate) this.rates.set(task, rate);
-    else this.rates.delete(task);
+    if (rate) this.queues.rates.set(task, rate);
+    else this.queues.rates.delete(task);
   }
 
   /** The rates set at run time, by task name. */
   async rateLimits(): Promise<Record<string, RateSetting>> {
-    return Object.fromEntries(this.rates);
+    return Object.fromEntries(this.queues.rates);
   }
 
   waitForWork(queues: readonly string[], signal: AbortSignal): Promise<void> {
-    if (signal.aborted || this.hasReady(queues)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const waiter = {
-        queues,
-        wake: () => {
-          this.waiters.delete(waiter);
-          signal.removeEventListener('abort', waiter.wake);
-          resolve();
-        },
-      };
-      this.waiters.add(waiter);
-      signal.addEventListener('abort', waiter.wake, { once: true });
-      this.scheduleTimer();
-    });
+    return this.wakeUps.wait(queues, signal);
   }
 
   async ack(deliveries: readonly Delivery[], failures?: ReadonlyMap<string, Failure>): Promise<void> {
     for (const delivery of deliveries) {
-      const entries = this.queue(delivery.queue).entries;
+      const entries = this.queues.get(delivery.queue).entries;
       const entry = entries.get(delivery.id);
       if (entry?.place !== 'active') continue;
       entries.delete(delivery.id);
-      this.releaseSlot(entry);
-      this.queue(delivery.queue).gate.unlock(entry.id, entry.limits?.unique);
+      this.queues.releaseSlot(entry);
+      this.queues.get(delivery.queue).gate.unlock(entry.id, entry.limits?.unique);
       const failure = failures?.get(delivery.id);
       if (failure && !this.failed.has(entry.queue, entry.id)) this.keepEntry(entry, failure);
       else if (!failure && delivery.deliveries > 1) this.failed.discard(entry.queue, [entry.id]);
@@ -148,7 +138,7 @@ export class MemoryBroker implements Broker {
 
   async keepFailed(deliveries: readonly Delivery[], failures: ReadonlyMap<string, Failure>): Promise<void> {
     for (const delivery of deliveries) {
-      const entry = this.activeEntry(delivery);
+      const entry = this.queues.activeEntry(delivery);
       const failure = failures.get(delivery.id);
       if (entry?.deliveries === delivery.deliveries && failure) this.keepEntry(entry, failure);
     }
@@ -171,98 +161,49 @@ export class MemoryBroker implements Broker {
   }
 
   async queueNames(): Promise<string[]> {
-    return [...this.queues.keys()];
+    return this.queues.names();
   }
 
   async requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
-    const entry = this.activeEntry(delivery);
-    if (!entry) return;
-    const delay = options.delay ?? 0;
-    if (options.body !== undefined) entry.body = options.body;
-    // A requeue is not a lost delivery: undo the count this delivery added.
-    entry.deliveries -= 1;
-    this.releaseSlot(entry);
-    entry.place = delay > 0 ? 'delayed' : 'ready';
-    entry.at = Date.now() + delay;
-    entry.seq = this.seq++;
-    this.afterChange();
+    this.leases.requeue(delivery, options);
   }
 
   async requeueLost(delivery: Delivery, reason: string): Promise<'requeued' | 'dead'> {
-    const entry = this.activeEntry(delivery);
-    if (!entry) return 'requeued';
-    if (entry.deliveries >= this.settings.maxDeliveries) {
-      this.bury(entry, `${reason} (delivered ${entry.deliveries} times, maxDeliveries ${this.settings.maxDeliveries})`);
-      return 'dead';
-    }
-    this.releaseSlot(entry);
-    entry.place = 'ready';
-    entry.seq = this.seq++;
-    this.afterChange();
-    return 'requeued';
+    return this.leases.requeueLost(delivery, reason);
   }
 
   async deadLetter(delivery: Delivery, reason: string): Promise<void> {
-    const entry = this.activeEntry(delivery);
-    if (entry) this.bury(entry, reason);
+    this.leases.deadLetter(delivery, reason);
   }
 
   async extendLeases(deliveries: readonly Delivery[]): Promise<void> {
-    const deadline = Date.now() + this.settings.visibilityTimeout;
-    for (const delivery of deliveries) {
-      const entry = this.activeEntry(delivery);
-      if (entry) entry.at = deadline;
-    }
+    this.leases.extend(deliveries);
   }
 
   async recoverLapsed(queues: readonly string[]): Promise<RecoveryReport> {
-    const now = Date.now();
-    const requeued: string[] = [];
-    const dead: DeadLetter[] = [];
-    for (const name of queues) {
-      for (const entry of this.queue(name).entries.values()) {
-        if (entry.place !== 'active' || entry.at > now) continue;
-        if (entry.deliveries >= this.settings.maxDeliveries) {
-          dead.push(
-            this.bury(
-              entry,
-              `lease lapsed ${entry.deliveries} times (maxDeliveries ${this.settings.maxDeliveries}); its workers ` +
-                `died or hung`,
-            ),
-          );
-        } else {
-          this.releaseSlot(entry);
-          entry.place = 'ready';
-          entry.seq = this.seq++;
-          requeued.push(entry.id);
-        }
-      }
-    }
-    if (requeued.length > 0) this.afterChange();
-    return { requeued, dead };
+    return this.leases.recoverLapsed(queues);
   }
 
   async listDead(queue: string, options: { offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
     const offset = options.offset ?? 0;
-    return this.queue(queue).dead.slice(offset, offset + (options.limit ?? 100));
+    return this.queues.get(queue).dead.slice(offset, offset + (options.limit ?? 100));
   }
 
   async requeueDead(queue: string, ids?: readonly string[]): Promise<number> {
-    const state = this.queue(queue);
+    const state = this.queues.get(queue);
     const moving = state.takeDead(ids);
-    for (const dead of moving) state.revive(dead, this.seq++, Date.now());
-    this.afterChange();
+    for (const dead of moving) state.revive(dead, this.queues.nextSeq(), Date.now());
+    this.wakeUps.wakeDue();
     return moving.length;
   }
 
   async discardDead(queue: string, ids?: readonly string[]): Promise<number> {
-    return this.queue(queue).takeDead(ids).length;
+    return this.queues.get(queue).takeDead(ids).length;
   }
 
   async revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
-    this.revoked.set(revocation.id, { revocation, until: Date.now() + this.settings.revokeTtl });
-    for (const listener of this.revokeListeners) listener(revocation);
-    for (const state of this.queues.values()) {
+    this.revocations.add(revocation);
+    for (const state of this.queues.all()) {
       const entry = state.entries.get(revocation.id);
       if (entry && entry.place !== 'active') {
         state.drop(entry);
@@ -273,43 +214,33 @@ export class MemoryBroker implements Broker {
   }
 
   async listRevoked(): Promise<Revocation[]> {
-    const now = Date.now();
-    const alive: Revocation[] = [];
-    for (const [id, { revocation, until }] of this.revoked) {
-      if (until <= now) this.revoked.delete(id);
-      else alive.push(revocation);
-    }
-    return alive;
+    return this.revocations.list();
   }
 
   async onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
-    this.revokeListeners.add(listener);
-    return async () => {
-      this.revokeListeners.delete(listener);
-    };
+    return this.revocations.listen(listener);
   }
 
   async heartbeat(info: WorkerInfo, ttl: number): Promise<void> {
-    this.workers.set(info.hostname, { info, until: Date.now() + ttl });
+    this.workers.heartbeat(info, ttl);
   }
 
   async forgetWorker(hostname: string): Promise<void> {
-    this.workers.delete(hostname);
+    this.workers.forget(hostname);
   }
 
   async listWorkers(): Promise<WorkerInfo[]> {
-    const now = Date.now();
-    return [...this.workers.values()].filter((worker) => worker.until > now).map((worker) => worker.info);
+    return this.workers.list();
   }
 
   async stats(queue: string): Promise<QueueStats> {
-    const state = this.queue(queue);
+    const state = this.queues.get(queue);
     const count = (place: Place) => [...state.entries.values()].filter((entry) => entry.place === place).length;
     return { ready: count('ready'), delayed: count('delayed'), active: count('active'), dead: state.dead.length };
   }
 
   async purge(queue: string): Promise<PurgedMessage[]> {
-    const state = this.queue(queue);
+    const state = this.queues.get(queue);
     const removed: PurgedMessage[] = [];
     for (const [id, entry] of state.entries) {
       if (entry.place === 'active') continue;
@@ -320,111 +251,39 @@ export class MemoryBroker implements Broker {
   }
 
   broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
-    return collectReplies(
-      [...this.controlHandlers].map((handler) => handler(request)),
-      options,
-    );
+    return this.control.broadcast(request, options);
   }
 
   async onControl(handler: ControlHandler): Promise<() => Promise<void>> {
-    this.controlHandlers.add(handler);
-    return async () => void this.controlHandlers.delete(handler);
+    return this.control.listen(handler);
   }
 
   async pauseQueue(queue: string): Promise<void> {
-    this.paused.add(queue);
+    this.queues.paused.add(queue);
   }
 
   async resumeQueue(queue: string): Promise<void> {
-    this.paused.delete(queue);
-    this.afterChange();
+    this.queues.paused.delete(queue);
+    this.wakeUps.wakeDue();
   }
 
   async pausedQueues(queues: readonly string[]): Promise<string[]> {
-    return queues.filter((queue) => this.paused.has(queue));
+    return queues.filter((queue) => this.queues.paused.has(queue));
   }
 
   async listQueues(): Promise<string[]> {
-    return [...this.queues.keys()];
+    return this.queues.names();
   }
 
   async close(): Promise<void> {
-    this.timer.cancel();
-    this.controlHandlers.clear();
-    for (const waiter of [...this.waiters]) waiter.wake();
-    this.revokeListeners.clear();
-  }
-
-  private queue(name: string): MemoryQueue {
-    let state = this.queues.get(name);
-    if (!state) {
-      state = new MemoryQueue(this.rates);
-      this.queues.set(name, state);
-    }
-    return state;
-  }
-
-  private activeEntry(delivery: Delivery): Entry | undefined {
-    const entry = this.queue(delivery.queue).entries.get(delivery.id);
-    return entry?.place === 'active' ? entry : undefined;
+    this.control.close();
+    this.wakeUps.close();
+    this.revocations.close();
   }
 
   /** Keeps a leased entry that failed for good in the failed-task registry. */
   private keepEntry(entry: Entry, failure: Failure): void {
     this.failed.add({ ...failure, id: entry.id, queue: entry.queue, body: entry.body, at: Date.now() });
-  }
-
-  /** Frees the concurrency slot a leased entry held and makes the oldest task held for it ready. */
-  private releaseSlot(entry: Entry): void {
-    const held = this.queue(entry.queue).freeSlot(entry);
-    if (!held) return;
-    held.place = 'ready';
-    held.seq = this.seq++;
-    this.afterChange();
-  }
-
-  private bury(entry: Entry, reason: string): DeadLetter {
-    this.releaseSlot(entry);
-    return this.queue(entry.queue).bury(entry, reason, Date.now());
-  }
-
-  private promoteDue(now: number): void {
-    for (const state of this.queues.values()) {
-      for (const entry of state.entries.values()) {
-        if (entry.place === 'delayed' && entry.at <= now) {
-          entry.place = 'ready';
-          entry.seq = this.seq++;
-        }
-      }
-    }
-  }
-
-  private hasReady(queues: readonly string[]): boolean {
-    this.promoteDue(Date.now());
-    return queues.some(
-      (name) =>
-        !this.paused.has(name) && [...this.queue(name).entries.values()].some((entry) => entry.place === 'ready'),
-    );
-  }
-
-  private afterChange(): void {
-    this.wakeDue();
-  }
-
-  private wakeDue(): void {
-    for (const waiter of [...this.waiters]) if (this.hasReady(waiter.queues)) waiter.wake();
-    this.scheduleTimer();
-  }
-
-  /** Arms one timer for the earliest delayed message, so sleeping waiters wake exactly when it is due. */
-  private scheduleTimer(): void {
-    if (this.waiters.size === 0) return this.timer.cancel();
-    let next = Infinity;
-    for (const state of this.queues.values()) {
-      for (const entry of state.entries.values()) if (entry.place === 'delayed' && entry.at < next) next = entry.at;
-    }
-    if (next === Infinity) this.timer.cancel();
-    else this.timer.at(next);
   }
 }
 
