@@ -53,7 +53,11 @@ describe('a Redis Cluster master failover under load', () => {
     const env = { CELERIAC_TEST_VISIBILITY: LEASE };
     const running = [workers.start(['-Q', queue, '-c', '20'], env), workers.start(['-Q', queue, '-c', '20'], env)];
     await Promise.all(running.map((worker) => worker.ready()));
-    const sender = fixture.app();
+    // A sender whose reply channel is on the killed master too: its sharded subscription (SSUBSCRIBE on
+    // that master) must follow the promotion, or its waits must read back what they missed.
+    const keys = new KeySpace(fixture.prefix);
+    let sender = fixture.app();
+    while (masterFor(admin, keys.replyChannel(sender.clientId)) !== master) sender = fixture.app();
     const results = Array.from({ length: TASKS }, () => sender.sendTask<number>('e2e.sleep', [20], { queue }));
     await Promise.all(results.map((result) => result.sent));
     // Kill the master once a tenth of the tasks started: the rest run across the failover.
