@@ -8,7 +8,8 @@
  * over, a slot moved away), its channels are `displaced`: the listeners hear `lost` at once (notices
  * may be missed from then on), each channel is placed again on its slot's owner as the cluster now
  * knows it (retrying, slots refreshed, while the cluster settles), and once none is displaced any more
- * the listeners hear `back` and re-read what they wait for.
+ * the listeners hear `back` and re-read what they wait for. They hear `back` too when the cluster drops
+ * a node (unless channels are still displaced: they hear it once those are back).
  */
 import type { Cluster } from 'ioredis';
 import { isNoPermission } from './no-permission';
@@ -31,15 +32,21 @@ const maxRetryDelay = 1_000;
 export class ShardedSubscriber {
   private readonly links = new Map<string, ShardLink>();
   private readonly wanted = new Set<string>();
-  /** Pauses between attempts, cleared on close. */
-  private readonly pauses = new Set<NodeJS.Timeout>();
+  /** Pauses between attempts, ended early on close. */
+  private readonly pauses = new Map<NodeJS.Timeout, () => void>();
   private displaced = 0;
   private closed = false;
+  /** A node that left (a failed master) may have taken notices published to it. */
+  private readonly nodeLeft = () => {
+    if (this.displaced === 0) this.events.back();
+  };
 
   constructor(
     private readonly cluster: Cluster,
     private readonly events: ShardedEvents,
-  ) {}
+  ) {
+    cluster.on('-node', this.nodeLeft);
+  }
 
   /**
    * Subscribes to `channel` on its slot's master; resolves once that master confirmed.
@@ -60,8 +67,12 @@ export class ShardedSubscriber {
   /** Closes every link. */
   close(): void {
     this.closed = true;
+    this.cluster.off('-node', this.nodeLeft);
     this.wanted.clear();
-    for (const timer of this.pauses) clearTimeout(timer);
+    for (const [timer, resolve] of this.pauses) {
+      clearTimeout(timer);
+      resolve();
+    }
     this.pauses.clear();
     for (const link of this.links.values()) link.close();
     this.links.clear();
@@ -82,6 +93,7 @@ export class ShardedSubscriber {
       await this.refreshSlots();
       await this.pause(Math.min(maxRetryDelay, 50 * 2 ** attempt));
     }
+    if (first && this.closed) throw new Error('The subscriber closed before Redis confirmed the subscription.');
   }
 
   /** Waits `ms`, or less when closed meanwhile. */
@@ -91,7 +103,7 @@ export class ShardedSubscriber {
         this.pauses.delete(timer);
         resolve();
       }, ms);
-      this.pauses.add(timer);
+      this.pauses.set(timer, resolve);
     });
   }
 

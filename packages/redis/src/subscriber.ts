@@ -25,8 +25,6 @@ export class Subscriber {
   private readonly reconnectListeners = new Set<() => void>();
   private readonly disconnectListeners = new Set<() => void>();
   private connectedBefore = false;
-  /** Stops listening on the parent client (which may be the user's, outliving this subscriber). */
-  private readonly detach: () => void;
 
   constructor(parent: RedisClient) {
     const dispatch = (channel: string, message: string) => {
@@ -36,12 +34,8 @@ export class Subscriber {
     const back = () => this.reconnectListeners.forEach((listener) => listener());
     if (isCluster(parent)) {
       this.sharded = new ShardedSubscriber(parent, { message: dispatch, lost, back });
-      // A node that left (a failed master) may have taken notices published through it.
-      parent.on('-node', back);
-      this.detach = () => void parent.off('-node', back);
       return;
     }
-    this.detach = () => undefined;
     const client = duplicateFor(parent) as Redis;
     this.client = client;
     client.on('error', () => undefined);
@@ -107,9 +101,8 @@ export class Subscriber {
     throw isNoPermission(error) ? noPermission(error, `subscribe to channel ${channel}`) : error;
   }
 
-  /** Closes the connection. */
+  /** Closes its connections (and stops listening on the parent cluster client, which may be the user's). */
   async close(): Promise<void> {
-    this.detach();
     this.handlers.clear();
     this.sharded?.close();
     if (this.client) await closeClient(this.client);
