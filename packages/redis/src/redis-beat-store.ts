@@ -6,6 +6,7 @@
 import type { BeatStore, ClaimOutcome, LeaseState, SlotMark, StoredBeatEntry } from '@celeriac/core';
 import type { RedisConnection } from './connection';
 import { KeySpace, type BeatKeys } from './keys';
+import { publishCommand } from './redis-client';
 import { runScript, type ScriptName } from './scripts';
 import { unavailable } from './unavailable';
 
@@ -101,7 +102,7 @@ export class RedisBeatStore implements BeatStore {
     await this.script(
       'beatPut',
       [this.keys.entries],
-      [entry.name, JSON.stringify(entry), this.channel],
+      [entry.name, JSON.stringify(entry), this.channel, publishCommand(this.connection.client)],
       'store a beat entry',
     );
   }
@@ -110,7 +111,7 @@ export class RedisBeatStore implements BeatStore {
     const removed = await this.script<number>(
       'beatRemove',
       [this.keys.entries, this.keys.slots, this.keys.fingerprints, this.keys.claimed],
-      [name, this.channel],
+      [name, this.channel, publishCommand(this.connection.client)],
       'remove a beat entry',
     );
     return removed === 1;

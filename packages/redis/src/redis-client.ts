@@ -36,13 +36,18 @@ export function isCluster(client: RedisClient): client is Cluster {
 }
 
 /**
- * Publishes `message` on `channel`. A cluster client sends a command without keys to any node, so
- * two notices on one channel could overtake each other; here each channel's notices go through the
- * master of its slot, one connection, in order (Redis Cluster forwards them to every node).
+ * Publishes `message` on `channel`. On a cluster it is sharded pub/sub (SPUBLISH): the notice goes to
+ * the master of the channel's slot and stays on that shard, where the `Subscriber` listens, instead
+ * of being forwarded to every node. The cluster client routes SPUBLISH by the channel's slot, so each
+ * channel's notices go through one connection, in order (a task's progress states), as on one node.
  */
 export function publish(client: RedisClient, channel: string, message: string): Promise<unknown> {
-  const node = isCluster(client) && client.status === 'ready' ? masterFor(client, channel) : undefined;
-  return (node ?? client).publish(channel, message);
+  return isCluster(client) ? client.spublish(channel, message) : client.publish(channel, message);
+}
+
+/** The command that publishes a notice from a script, matching {@link publish}. */
+export function publishCommand(client: RedisClient): 'SPUBLISH' | 'PUBLISH' {
+  return isCluster(client) ? 'SPUBLISH' : 'PUBLISH';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { TaskFailedError } from 'celeriac';
-import { captureLogs } from '@celeriac/test-support';
+import { announce, captureLogs } from '@celeriac/test-support';
 import { KeySpace } from '../src/keys';
 import { injectReady, rawMessage } from '@celeriac/test-support';
 import { RedisFixture } from '@celeriac/test-support';
@@ -105,7 +105,7 @@ describe('revocations written straight into Redis', () => {
     await revoked.sent;
     await app.worker({ concurrency: 1, logger: captureLogs().logger }).start();
     await expect(revoked.get({ timeout: 10_000 })).rejects.toMatchObject({ code: 'CELERIAC_TASK_REVOKED' });
-    for (const garbage of ['null', '5', '{"terminate":true}', '[']) await redis.publish(keys.revokeChannel, garbage);
+    for (const garbage of ['null', '5', '{"terminate":true}', '[']) await announce(redis, keys.revokeChannel, garbage);
     await expect(ok.delay(1)).resolves.toBe(2);
   });
 });

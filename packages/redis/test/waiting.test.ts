@@ -1,4 +1,4 @@
-import { RedisFixture } from '@celeriac/test-support';
+import { listenTo, RedisFixture } from '@celeriac/test-support';
 
 describe('waiting on Redis', () => {
   let fixture: RedisFixture;
@@ -35,22 +35,23 @@ describe('waiting on Redis', () => {
     const add = app.task('waiting.add', (a: number, b: number) => a + b);
     await app.worker({ concurrency: 4 }).start();
     const heard: string[] = [];
-    const listener = fixture.redis().duplicate();
     const other = fixture.app();
-    const otherHeard = new Promise<void>((resolve) =>
-      listener.on('message', (channel: string) => {
-        heard.push(channel);
-        if (channel.endsWith(other.clientId)) resolve();
-      }),
-    );
-    await listener.subscribe(`${fixture.prefix}:reply:${app.clientId}`, `${fixture.prefix}:reply:${other.clientId}`);
+    let otherHeard!: () => void;
+    const untilOtherHeard = new Promise<void>((resolve) => (otherHeard = resolve));
+    const channels = [`${fixture.prefix}:reply:${app.clientId}`, `${fixture.prefix}:reply:${other.clientId}`];
+    const listener = await listenTo(fixture.redis(), channels, (channel) => {
+      heard.push(channel);
+      if (channel.endsWith(other.clientId)) otherHeard();
+    });
     const sums = add.delayMany(Array.from({ length: 20 }, (_, i) => [i, i] as [number, number]));
     await expect(Promise.all(sums)).resolves.toEqual(Array.from({ length: 20 }, (_, i) => 2 * i));
-    // Another app's task, run by the same worker, is published to that app's channel as before;
-    // one connection hears both channels in publishing order, so anything sent on the first came before.
+    // Another app's task, run by the same worker, is published to that app's channel as before.
+    // Anything published on the first channel went out before that task was even sent; the flush
+    // hears it (on a cluster each channel is heard on its own master, so arrival order says nothing).
     await expect(other.sendTask('waiting.add', [1, 2])).resolves.toBe(3);
-    await otherHeard;
-    await listener.quit();
+    await untilOtherHeard;
+    await listener.flush();
+    await listener.close();
     expect(heard).toEqual([`${fixture.prefix}:reply:${other.clientId}`]);
   });
 

@@ -45,6 +45,7 @@ export {
 } from './cluster-slots';
 export { redisUrlAs, topologyServers } from './topology-servers';
 export { TestAclUser } from './test-acl-user';
+export { announce, listenTo, type NoticeListener } from './notices';
 export { masterHolding, replicaAddresses, withReplicasStopped } from './replicas';
 export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } from './test-broker';
 export { injectReady, rawMessage } from './inject';

@@ -53,7 +53,11 @@ describe('a Redis Cluster master failover under load', () => {
     const env = { CELERIAC_TEST_VISIBILITY: LEASE };
     const running = [workers.start(['-Q', queue, '-c', '20'], env), workers.start(['-Q', queue, '-c', '20'], env)];
     await Promise.all(running.map((worker) => worker.ready()));
-    const sender = fixture.app();
+    // A sender whose reply channel is on the killed master too: its sharded subscription (SSUBSCRIBE on
+    // that master) must follow the promotion, or its waits must read back what they missed.
+    const keys = new KeySpace(fixture.prefix);
+    let sender = fixture.app();
+    while (masterFor(admin, keys.replyChannel(sender.clientId)) !== master) sender = fixture.app();
     const results = Array.from({ length: TASKS }, () => sender.sendTask<number>('e2e.sleep', [20], { queue }));
     await Promise.all(results.map((result) => result.sent));
     // Kill the master once a tenth of the tasks started: the rest run across the failover.
@@ -74,6 +78,10 @@ describe('a Redis Cluster master failover under load', () => {
       );
       const recovered = Date.now() - killedAt;
       expect(values).toHaveLength(TASKS);
+      // Most results came after the kill, so the sender heard them on the promoted master (or read them
+      // back once subscribed there): its one sharded subscription is there now.
+      const live = Array.from({ length: 6 }, (_, i) => BASE_PORT + i).filter((other) => other !== port);
+      expect(live.reduce((sum, other) => sum + shardSubscribers(other, keys.replyChannel(sender.clientId)), 0)).toBe(1);
       const runs = new Map<string, number>();
       for (const line of startedIds()) runs.set(String(line.id), (runs.get(String(line.id)) ?? 0) + 1);
       const duplicates = [...runs.values()].filter((count) => count > 1).length;
@@ -91,6 +99,12 @@ describe('a Redis Cluster master failover under load', () => {
     }
   }, 180_000);
 });
+
+/** How many clients of the node on `port` hold a sharded subscription (SSUBSCRIBE) to `channel`. */
+function shardSubscribers(port: number, channel: string): number {
+  const reply = execFileSync('redis-cli', ['-p', String(port), 'pubsub', 'shardnumsub', channel], { encoding: 'utf8' });
+  return Number(reply.trim().split('\n')[1]);
+}
 
 /** Where the tasks without a SUCCESS record are: their record, their places in the queue, what the workers logged. */
 async function whereAre(

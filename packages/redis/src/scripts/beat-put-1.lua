@@ -1,8 +1,9 @@
 -- Adds or replaces a runtime beat entry and announces the change to running schedulers.
 -- KEYS[1] entries (hash: name -> JSON entry).
--- ARGV[1] the entry's name; ARGV[2] its JSON; ARGV[3] the change channel.
+-- ARGV[1] the entry's name; ARGV[2] its JSON; ARGV[3] the change channel (in KEYS[1]'s slot);
+-- ARGV[4] the command announcing it: PUBLISH, or SPUBLISH on a cluster (sharded pub/sub).
 -- Returns: 1.
 
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('PUBLISH', ARGV[3], ARGV[1])
+redis.call(ARGV[4], ARGV[3], ARGV[1])
 return 1
