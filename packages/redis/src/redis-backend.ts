@@ -19,7 +19,6 @@ import {
   type WaitOptions,
 } from '@celeriac/core';
 import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/internal';
-import { ReplyError } from 'ioredis';
 import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { GroupProgressBatcher } from './group-progress';
@@ -29,9 +28,10 @@ import { RedisEventLog } from './redis-event-log';
 import { corked, type RedisConnection } from './connection';
 import { KeySpace } from './keys';
 import { groupBySlot } from './key-slot';
-import { isCluster, publish, type RedisClient } from './redis-client';
-import { runScript } from './scripts';
+import { isCluster, publish } from './redis-client';
 import { isNoPermission, noPermission } from './no-permission';
+import { runScript } from './scripts';
+import { storeCalls, type RecordSet } from './store-records';
 import { unavailable } from './unavailable';
 
 /** A ResultBackend on Redis. */
@@ -456,22 +456,6 @@ const READ_CHUNK = 1_000;
 /** How soon a failed re-read of awaited records after a reconnect is tried again. */
 const RECHECK_RETRY_MS = 250;
 
-/** Most records per script call, so one call never blocks Redis for long. */
-const STORE_CHUNK = 1_000;
-
-/** ioredis re-exports redis-errors' ReplyError untyped. */
-const TypedReplyError = ReplyError as new (message: string) => Error;
-
-/** One record to write: its task id, key, text and TTL (ms). */
-interface RecordSet {
-  id: string;
-  key: string;
-  text: string;
-  ttl: number;
-  /** A final state's record; one of a state in between never replaces a final one. */
-  final: boolean;
-}
-
 /** Refuses a TTL that Redis would refuse, so that the record fails alone (see store-records-n.lua). */
 function checkTtl(entry: StoreEntry): void {
   const { ttl } = entry;
@@ -482,49 +466,4 @@ function checkTtl(entry: StoreEntry): void {
         `${MAX_RESULT_TTL_MS} ms.`,
     );
   }
-}
-
-/**
- * The calls that store `sets`: a lone record with SET, several with one script call per chunk
- * (cheaper for the client than a SET each; bench/README.md has the figures). On a cluster a script
- * call takes the records of one slot: they are grouped by slot, a SET for a lone one, and all calls
- * leave at once. Records Redis refuses are added to `refused`; only a failure of the connection rejects.
- */
-function storeCalls(
-  client: RedisClient,
-  sets: readonly RecordSet[],
-  refused: Map<string, Error>,
-): Array<Promise<unknown>> {
-  const groups = isCluster(client) && sets.length > 1 ? groupBySlot(sets, (set) => set.key) : [sets];
-  if (groups.length > 1) return groups.flatMap((group) => storeCalls(client, group, refused));
-  // A final record alone is a plain SET; one in between goes through the script, which keeps a
-  // final record from being replaced by it.
-  if (sets.length === 1 && (sets[0] as RecordSet).final) {
-    const { id, key, text, ttl } = sets[0] as RecordSet;
-    return [
-      client.set(key, text, 'PX', ttl).catch((error: unknown) => {
-        if (!(error instanceof ReplyError)) throw error;
-        refused.set(id, error as Error);
-      }),
-    ];
-  }
-  const calls: Array<Promise<unknown>> = [];
-  for (let start = 0; start < sets.length; start += STORE_CHUNK) {
-    const chunk = sets.slice(start, start + STORE_CHUNK);
-    const call = runScript<Array<number | string>>(
-      client,
-      'storeRecords',
-      chunk.map(({ key }) => key),
-      chunk.flatMap(({ text, ttl, final }) => [text, ttl, final ? 1 : 0]),
-    );
-    calls.push(
-      call.then((failures) => {
-        for (let i = 0; i < failures.length; i += 2) {
-          const set = chunk[Number(failures[i]) - 1];
-          if (set) refused.set(set.id, new TypedReplyError(String(failures[i + 1])));
-        }
-      }),
-    );
-  }
-  return calls;
 }
