@@ -62,10 +62,11 @@ export function debounceCases(open: OpenBroker): void {
       });
     await writer.publish([limited('d1', 20)]);
     await reserveWhenReady(broker, 'd1');
-    const due = Date.now() + 20;
-    await writer.publish([limited('d2', 20)]);
-    // d2 comes due and is held: d1 holds the only slot.
-    await untilPast(due);
+    const second = limited('d2', 20);
+    await writer.publish([second]);
+    // d2 comes due and is held: d1 holds the only slot. (Past its own eta: a deadline taken before
+    // the envelope was made can fall a millisecond short of it, and d2 would still be waiting.)
+    await untilPast(second.eta!);
     expect(await broker.reserve([QUEUE], 10)).toEqual([]);
     expect(await broker.stats(QUEUE)).toMatchObject({ delayed: 1, active: 1 });
     expect(await writer.publish([limited('d3', WINDOW)])).toEqual(['published']);
