@@ -14,7 +14,8 @@
 import type { StoredEvent, TaskEvent } from '@celeriac/core';
 import { compareEventIdParts, eventIdParts } from '@celeriac/core/internal';
 import type { Registry } from 'prom-client';
-import { SECONDS_BUCKETS, type Prom } from './prom';
+import type { Prom } from './prom';
+import { registerTaskSeries } from './task-series';
 import { UNREGISTERED_TASK } from './worker-metrics';
 
 /** The prefix of the metrics counted from the event log. */
@@ -50,40 +51,11 @@ export function createEventMetrics(
   registry: Registry,
   options: EventMetricsOptions,
 ): (event: StoredEvent) => void {
-  const registers = [registry];
-  const labelNames = ['task', 'queue'] as const;
-  const counted = ' (counted from the event log since the dashboard started)';
-  const tasks = new prom.Counter({
-    name: `${APP_METRIC_PREFIX}tasks_total`,
-    help: `Tasks brought to a final state, by task, queue and state (SUCCESS, FAILURE, REVOKED)${counted}`,
-    labelNames: [...labelNames, 'state'],
-    registers,
-  });
-  const retries = new prom.Counter({
-    name: `${APP_METRIC_PREFIX}task_retries_total`,
-    help: `Runs that raised and were sent back to their queue for a retry${counted}`,
-    labelNames,
-    registers,
-  });
-  const dead = new prom.Counter({
-    name: `${APP_METRIC_PREFIX}dead_letters_total`,
-    help: `Tasks moved to the dead-letter set (also counted FAILURE in tasks_total)${counted}`,
-    labelNames,
-    registers,
-  });
-  const runtime = new prom.Histogram({
-    name: `${APP_METRIC_PREFIX}task_runtime_seconds`,
-    help: `How long task runs took, from start to outcome (retried runs included)${counted}`,
-    labelNames,
-    buckets: SECONDS_BUCKETS,
-    registers,
-  });
-  const wait = new prom.Histogram({
-    name: `${APP_METRIC_PREFIX}task_queue_wait_seconds`,
-    help: `How long tasks waited from being sent (or due, for a countdown or retry) to starting${counted}`,
-    labelNames,
-    buckets: SECONDS_BUCKETS,
-    registers,
+  const { tasks, retries, dead, runtime, wait } = registerTaskSeries(prom, registry, {
+    prefix: APP_METRIC_PREFIX,
+    subject: '',
+    // A dead letter's record ends FAILURE: tasks_total counts it there too.
+    source: ' (counted from the event log since the dashboard started)',
   });
 
   const learnt = new Set<string>();

@@ -6,9 +6,10 @@
 import type { Broker } from '@celeriac/core';
 import { readQueue, type TaskMessage } from '@celeriac/core/internal';
 import type { Gauge, Registry } from 'prom-client';
-import { METRIC_PREFIX, SECONDS_BUCKETS, type Prom } from './prom';
+import { METRIC_PREFIX, type Prom } from './prom';
 import { registerQueueGauges } from './queue-gauges';
 import { queueWait, type TaskMetrics } from './task-metrics';
+import { registerTaskSeries } from './task-series';
 
 /** The label of a task not registered here: names from messages are not trusted to stay few. */
 export const UNREGISTERED_TASK = '(unregistered)';
@@ -31,38 +32,10 @@ export interface WorkerGaugeSource {
 /** Registers a worker's metrics in `registry` and returns the hooks that feed them. */
 export function createWorkerMetrics(prom: Prom, registry: Registry, source: WorkerGaugeSource): TaskMetrics {
   const registers = [registry];
-  const taskLabels = ['task', 'queue'] as const;
-  const tasks = new prom.Counter({
-    name: `${METRIC_PREFIX}tasks_total`,
-    help: 'Tasks this worker brought to a final state, by task, queue and state (SUCCESS, FAILURE, REVOKED)',
-    labelNames: [...taskLabels, 'state'],
-    registers,
-  });
-  const retries = new prom.Counter({
-    name: `${METRIC_PREFIX}task_retries_total`,
-    help: 'Runs that raised and were sent back to their queue for a retry',
-    labelNames: taskLabels,
-    registers,
-  });
-  const dead = new prom.Counter({
-    name: `${METRIC_PREFIX}dead_letters_total`,
-    help: 'Tasks this worker moved to the dead-letter set',
-    labelNames: taskLabels,
-    registers,
-  });
-  const runtime = new prom.Histogram({
-    name: `${METRIC_PREFIX}task_runtime_seconds`,
-    help: 'How long task runs took, from start to outcome (retried runs included)',
-    labelNames: taskLabels,
-    buckets: SECONDS_BUCKETS,
-    registers,
-  });
-  const wait = new prom.Histogram({
-    name: `${METRIC_PREFIX}task_queue_wait_seconds`,
-    help: 'How long tasks waited from being sent (or due, for a countdown or retry) to starting',
-    labelNames: taskLabels,
-    buckets: SECONDS_BUCKETS,
-    registers,
+  const { tasks, retries, dead, runtime, wait } = registerTaskSeries(prom, registry, {
+    prefix: METRIC_PREFIX,
+    subject: 'this worker',
+    source: '',
   });
   const restarts = new prom.Counter({
     name: `${METRIC_PREFIX}worker_child_restarts_total`,
