@@ -242,6 +242,12 @@ export interface Broker extends Partial<ControlTransport> {
   setRateLimit?(task: string, rate: RateSetting | undefined): Promise<void>;
   /** The rate limits set at run time, by task name. */
   rateLimits?(): Promise<Record<string, RateSetting>>;
+  /**
+   * Drops the connections this broker's waits block on, so every wait in progress ends now and the
+   * next one starts on a fresh connection. The fetch loop calls it when one of its calls did not come
+   * back within its bound; a broker whose waits cannot hang leaves it out.
+   */
+  reconnect?(): void;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

@@ -3,11 +3,37 @@
  * so waits never queue behind each other; one can be ended early with CLIENT UNBLOCK (sent on another
  * connection). On a cluster it is a cluster client of its own, and a wait blocks the connection to
  * the master of its key's slot: that is the one CLIENT ID and CLIENT UNBLOCK name.
+ *
+ * No wait depends on ioredis settling a command once the connection is dropped: ioredis 5 never
+ * settles the commands of a client disconnected while it was reconnecting, so every wait here races
+ * its command against the drop ({@link BlockingClient.settle}), and a dropped client is never reused.
  */
 import type { Redis } from 'ioredis';
 import { closeClient } from './close-client';
 import { isCluster, masterFor, type RedisClient } from './redis-client';
 import { defineScripts } from './scripts';
+
+/** Thrown by a blocking call whose connection was dropped before it settled: to end it, or past its bound. */
+export class BlockingCallDropped extends Error {
+  constructor() {
+    super('the blocking connection was dropped before its command settled');
+  }
+}
+
+/** How one blocking call runs (see {@link BlockingClient.call}). */
+export interface BlockingCallOptions {
+  /** The client that sends CLIENT UNBLOCK (the app's command client). */
+  via: RedisClient;
+  /** Ends the call early, as if it had timed out. */
+  signal?: AbortSignal;
+  /** On a cluster: the key the call blocks on (every key of one call shares its slot). */
+  key?: string;
+  /**
+   * Drops the connection when the call has not settled within this many ms: longer than the
+   * command's own timeout, so that only a call that can no longer end by itself meets it.
+   */
+  bound: number;
+}
 
 /** One blocking connection. */
 export class BlockingClient {
@@ -19,8 +45,13 @@ export class BlockingClient {
   private key: string | undefined;
   /** True once disconnected (it must not be reused). */
   broken = false;
+  /** Rejects once the connection is dropped. */
+  private readonly dropped: Promise<never>;
+  private markDropped!: (error: BlockingCallDropped) => void;
 
   constructor(parent: RedisClient) {
+    this.dropped = new Promise<never>((_, reject) => (this.markDropped = reject));
+    this.dropped.catch(() => undefined);
     this.client = duplicateFor(parent);
     this.client.on('error', () => undefined);
     defineScripts(this.client);
@@ -55,6 +86,46 @@ export class BlockingClient {
   }
 
   /**
+   * Runs one blocking command so that it always ends: early when `signal` aborts (CLIENT UNBLOCK, or
+   * the connection is dropped when nothing could be unblocked while the command still waits), by
+   * dropping the connection past `bound`, and at once when the connection is dropped, whatever
+   * ioredis does with the command it was given.
+   * @throws BlockingCallDropped when the connection was dropped first (also for an abort before the
+   * command was sent); the command's own error otherwise.
+   */
+  async call<T>(options: BlockingCallOptions, command: (client: RedisClient) => Promise<T>): Promise<T> {
+    const { via, signal, key, bound } = options;
+    let settled = false;
+    const end = () =>
+      void this.unblock(via).then((unblocked) => {
+        // No such call on the (slot's) master: it has not been sent yet, or waits on a master that failed over.
+        if (!unblocked && !settled) this.disconnect();
+      });
+    signal?.addEventListener('abort', end, { once: true });
+    const guard = setTimeout(() => {
+      if (!settled) this.disconnect();
+    }, bound);
+    try {
+      await this.settle(this.ready(key));
+      if (signal?.aborted) throw new BlockingCallDropped();
+      return await this.settle(command(this.client));
+    } finally {
+      settled = true;
+      clearTimeout(guard);
+      signal?.removeEventListener('abort', end);
+    }
+  }
+
+  /** Settles with `command`, or rejects with BlockingCallDropped as soon as the connection is dropped. */
+  settle<T>(command: Promise<T>): Promise<T> {
+    if (this.broken) {
+      command.catch(() => undefined);
+      return Promise.reject(new BlockingCallDropped());
+    }
+    return Promise.race([command, this.dropped]);
+  }
+
+  /**
    * Ends a blocked call as if it timed out, through `via`. Redis checks blocking timeouts only about
    * ten times a second, so precise wake-ups use a local timer and this instead. When the connection
    * cannot be named, it is dropped instead. Resolves false when Redis knew no such blocked call: it
@@ -74,16 +145,22 @@ export class BlockingClient {
     return Number(unblocked) === 1;
   }
 
-  /** Drops the connection now, ending any blocked call. */
+  /** Drops the connection now, ending any blocked call (see {@link BlockingClient.settle}). */
   disconnect(): void {
-    this.broken = true;
+    this.drop();
     this.client.disconnect();
   }
 
   /** Closes the connection. */
   close(): Promise<void> {
-    this.broken = true;
+    this.drop();
     return closeClient(this.client);
+  }
+
+  private drop(): void {
+    if (this.broken) return;
+    this.broken = true;
+    this.markDropped(new BlockingCallDropped());
   }
 }
 

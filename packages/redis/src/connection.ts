@@ -105,6 +105,15 @@ export class RedisConnection {
     this.idleBlocking.length = 0;
   }
 
+  /**
+   * Ends every blocked wait now and makes the subscriptions again over new connections: for a wait
+   * found stuck (see Broker.reconnect). The waits go on over new connections.
+   */
+  reconnectWaits(): void {
+    this.disconnectBlocking();
+    this.subscriberInstance?.reconnect();
+  }
+
   /** The shared pub/sub subscriber, connected on first use. */
   get subscriber(): Subscriber {
     this.subscriberInstance ??= new Subscriber(this.client);

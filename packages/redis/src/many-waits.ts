@@ -62,6 +62,11 @@ export class ManyWaits {
     return this.byId.has(id);
   }
 
+  /** True while some wait is pending. */
+  any(): boolean {
+    return this.byId.size > 0;
+  }
+
   /** The ids awaited. */
   ids(): string[] {
     return this.byId.ids();

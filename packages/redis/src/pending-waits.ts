@@ -50,6 +50,11 @@ export class PendingWaits {
     return this.byId.has(id);
   }
 
+  /** True while some wait is pending. */
+  any(): boolean {
+    return this.byId.size > 0;
+  }
+
   /** The ids with a pending wait. */
   ids(): string[] {
     return this.byId.ids();

@@ -4,6 +4,7 @@
  * read), and the ids of finished tasks go to a shared channel for waiters in other processes.
  */
 import {
+  BrokerUnavailableError,
   CeleriacError,
   MAX_RESULT_TTL_MS,
   RecordsRefusedError,
@@ -22,6 +23,7 @@ import { closedWhileWaiting, isReadyState, READY_STATES } from '@celeriac/core/i
 import { ManyWait, ManyWaits } from './many-waits';
 import { PendingWait, PendingWaits } from './pending-waits';
 import { GroupProgressBatcher } from './group-progress';
+import { QuietReread } from './quiet-reread';
 import { RecentNotices } from './recent-notices';
 import { awaitReplicas } from './replication';
 import { RedisEventLog } from './redis-event-log';
@@ -52,6 +54,11 @@ export class RedisBackend implements ResultBackend {
   readonly events: RedisEventLog;
   /** Chord members counted together, per group and tick. */
   private readonly groupProgress = new GroupProgressBatcher((...args) => this.countMembers(...args));
+  /** Reads what is awaited again when no notice came for a while (see quiet-reread.ts). */
+  private readonly quiet = new QuietReread(
+    () => this.waits.any() || this.many.any() || this.listeners.size > 0,
+    () => this.recheckWaiters(),
+  );
 
   constructor(
     private readonly connection: RedisConnection,
@@ -179,6 +186,7 @@ export class RedisBackend implements ResultBackend {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const wait = new PendingWait(id, options.sentHere !== true, options.sentAt, signal);
     this.waits.add(wait);
+    this.quiet.arm();
     options.until?.then(undefined, (error: unknown) => this.waits.fail(wait, error));
     // The waits begun in this tick are checked together once they are all registered.
     if (this.unchecked.length === 0) {
@@ -208,6 +216,7 @@ export class RedisBackend implements ResultBackend {
     if (options.sentHere !== true) return this.waitEach(ids, signal, options);
     const wait = new ManyWait(ids, options.sentAt, signal, options.stopOn);
     this.many.add(wait);
+    this.quiet.arm();
     options.until?.then(undefined, (error: unknown) => this.many.fail(wait, error));
     this.checkMany(wait).catch((error: unknown) => this.many.fail(wait, error));
     return wait.promise;
@@ -226,7 +235,7 @@ export class RedisBackend implements ResultBackend {
       const chunk = missing.slice(start, start + READ_CHUNK);
       reads.push(this.getMany(chunk).then((records) => records.forEach((record) => record && this.many.offer(record))));
     }
-    await Promise.all(reads);
+    await Promise.all(reads).catch(unlessUnavailable((error) => Promise.reject(error)));
   }
 
   /** `waitForMany` for tasks sent elsewhere: a `waitFor` each. */
@@ -295,12 +304,15 @@ export class RedisBackend implements ResultBackend {
     }
     for (let start = 0; start < toRead.length; start += READ_CHUNK) {
       const chunk = toRead.slice(start, start + READ_CHUNK);
-      this.getMany(chunk.map((wait) => wait.id)).then((records) => {
-        chunk.forEach((wait, index) => {
-          const record = records[index];
-          if (record && isReadyState(record.state)) this.waits.resolve(wait, record);
-        });
-      }, fail(chunk));
+      this.getMany(chunk.map((wait) => wait.id)).then(
+        (records) => {
+          chunk.forEach((wait, index) => {
+            const record = records[index];
+            if (record && isReadyState(record.state)) this.waits.resolve(wait, record);
+          });
+        },
+        unlessUnavailable(fail(chunk)),
+      );
     }
   }
 
@@ -308,6 +320,7 @@ export class RedisBackend implements ResultBackend {
     const set = this.listeners.get(id) ?? new Set();
     set.add(listener);
     this.listeners.set(id, set);
+    this.quiet.arm();
     const ready = this.ensureReplySubscription().then(() => undefined);
     ready.catch(() => undefined);
     const unsubscribe = () => {
@@ -348,6 +361,7 @@ export class RedisBackend implements ResultBackend {
   }
 
   async close(): Promise<void> {
+    this.quiet.stop();
     this.waits.failAll(closedWhileWaiting());
     this.many.failAll(closedWhileWaiting());
     this.listeners.clear();
@@ -378,6 +392,7 @@ export class RedisBackend implements ResultBackend {
   }
 
   private onReply(message: string): void {
+    this.quiet.heard();
     for (const [id, text] of JSON.parse(message) as Array<[string, string]>) this.onNotice(id, text);
   }
 
@@ -391,6 +406,7 @@ export class RedisBackend implements ResultBackend {
   private async addForeignWaits(count: number): Promise<void> {
     this.foreignWaits += count;
     this.doneSubscription ??= this.connection.subscriber.subscribe(this.keys.doneChannel, (message) => {
+      this.quiet.heard();
       const ids = (JSON.parse(message) as string[]).filter((id) => this.waits.has(id) || this.many.has(id));
       if (ids.length === 0) return;
       void this.getMany(ids).then(
@@ -449,6 +465,15 @@ const READY_TEXT = new RegExp(`"state":"(${[...READY_STATES].join('|')})"`);
 
 function isReadyText(text: string): boolean {
   return READY_TEXT.test(text);
+}
+
+/**
+ * Passes a failed read on to `fail`, unless Redis was unreachable: the waits then stay, and are read
+ * again at the reconnect (or after a quiet while, see quiet-reread.ts), so a wait across an outage
+ * resolves from the record. (`get({ timeout })` bounds a wait in a longer one.)
+ */
+function unlessUnavailable<T>(fail: (error: unknown) => T): (error: unknown) => T | undefined {
+  return (error) => (error instanceof BrokerUnavailableError ? undefined : fail(error));
 }
 
 /** Most keys per MGET of awaited records. */

@@ -210,6 +210,10 @@ export class RedisBroker implements Broker {
     return listRateLimits(this.connection.client, this.context.keys);
   }
 
+  reconnect(): void {
+    this.connection.reconnectWaits();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -5,6 +5,7 @@
  * queue's meta hash, so the reserve script sees them atomically and they survive restarts.
  */
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest, ControlTransport } from '@celeriac/core';
+import { BlockingCallDropped } from './blocking-client';
 import type { RedisConnection } from './connection';
 import { KeySpace, queueKeyList } from './keys';
 import { corked } from './connection';
@@ -14,6 +15,8 @@ import { unavailable } from './unavailable';
 
 /** How long an unread reply list is kept, past the requester's own timeout. */
 const REPLY_TTL_MS = 60_000;
+/** How long past the requester's timeout a reply wait may take before its connection is dropped (ms). */
+const REPLY_WAIT_MARGIN_MS = 5_000;
 
 /** The control seam on Redis. */
 export class RedisControl implements ControlTransport {
@@ -35,12 +38,15 @@ export class RedisControl implements ControlTransport {
       while (options.limit === undefined || replies.length < options.limit) {
         const left = deadline - Date.now();
         if (left <= 0) break;
-        const popped = await blocking.client.blpop(list, Math.max(0.01, left / 1000));
+        const call = { via: client, key: list, bound: left + REPLY_WAIT_MARGIN_MS };
+        const popped = await blocking.call(call, (blocked) => blocked.blpop(list, Math.max(0.01, left / 1000)));
         if (!popped) break;
         const reply = replyOf(popped[1]);
         if (reply) replies.push(reply);
       }
     } catch (error) {
+      // Dropped past its bound (Redis went away meanwhile): the replies read so far are the answer.
+      if (error instanceof BlockingCallDropped) return replies;
       throw unavailable(error, "read the workers' control replies", this.connection);
     } finally {
       this.connection.releaseBlocking(blocking);

@@ -6,11 +6,15 @@
  * Readers block in XREAD on a connection of their own, so a tail waits without polling.
  */
 import type { CeleriacEvent, EventLog, EventReadOptions, StoredEvent } from '@celeriac/core';
+import { BlockingCallDropped } from './blocking-client';
 import type { RedisConnection } from './connection';
 import { corkedThroughTick } from './connection';
 import { decodeEventEntry, encodeEventEntry } from './event-entry';
 import type { KeySpace } from './keys';
 import { unavailable } from './unavailable';
+
+/** How long past its own BLOCK timeout a read may take before its connection is dropped (ms). */
+const BLOCK_MARGIN_MS = 5_000;
 
 /** Stream entries as ioredis returns them: [id, [field, value, ...]]. */
 type StreamEntry = [string, string[]];
@@ -60,25 +64,20 @@ export class RedisEventLog implements EventLog {
     const { signal } = options;
     if (signal?.aborted) return [];
     const blocking = this.connection.acquireBlocking();
-    let settled = false;
-    const onAbort = () =>
-      void blocking.unblock(this.connection.client).then((unblocked) => {
-        // No such call on the slot's master: it waits on a connection to a master that failed over.
-        if (!unblocked && !settled) blocking.disconnect();
-      });
     try {
-      await blocking.ready(this.keys.events);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (signal?.aborted) return [];
-      const reply = await blocking.client
-        .xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry)
-        .finally(() => (settled = true));
+      const call = { via: this.connection.client, signal, key: this.keys.events, bound: block + BLOCK_MARGIN_MS };
+      const reply = await blocking.call(
+        call,
+        (client) =>
+          client.xread('COUNT', options.count, 'BLOCK', block, 'STREAMS', this.keys.events, entry) as Promise<Array<
+            [string, StreamEntry[]]
+          > | null>,
+      );
       return expand(reply?.[0]?.[1] ?? []);
     } catch (error) {
-      if (signal?.aborted) return [];
+      if (signal?.aborted || error instanceof BlockingCallDropped) return [];
       throw unavailable(error, 'read events', this.connection);
     } finally {
-      signal?.removeEventListener('abort', onAbort);
       this.connection.releaseBlocking(blocking);
     }
   }

@@ -64,6 +64,11 @@ export class ShardedSubscriber {
     for (const link of this.links.values()) if (link.channels.has(channel)) await link.unsubscribe(channel);
   }
 
+  /** Breaks every link: their channels are placed again over new ones. */
+  reconnect(): void {
+    for (const link of [...this.links.values()]) link.break();
+  }
+
   /** Closes every link. */
   close(): void {
     this.closed = true;

@@ -25,8 +25,13 @@ export class Subscriber {
   private readonly reconnectListeners = new Set<() => void>();
   private readonly disconnectListeners = new Set<() => void>();
   private connectedBefore = false;
+  /** Rejects once closed. */
+  private readonly closing: Promise<never>;
+  private markClosed!: (error: Error) => void;
 
   constructor(parent: RedisClient) {
+    this.closing = new Promise<never>((_, reject) => (this.markClosed = reject));
+    this.closing.catch(() => undefined);
     const dispatch = (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     };
@@ -48,8 +53,11 @@ export class Subscriber {
         this.connectedBefore = true;
         return;
       }
-      // ioredis re-subscribes on reconnect; a PING answered after those SUBSCRIBEs tells they are done.
-      client.ping().then(back, () => undefined);
+      // ioredis re-subscribes on reconnect only the channels whose confirmation it had heard before the
+      // connection broke: subscribe to every wanted channel again (Redis ignores a repeat), and its
+      // reply tells they are all in place. A connection lost before that tries again at its next ready.
+      const channels = [...this.handlers.keys()];
+      (channels.length > 0 ? client.subscribe(...channels) : client.ping()).then(back, () => undefined);
     });
   }
 
@@ -80,7 +88,8 @@ export class Subscriber {
       );
     }
     set.add(handler);
-    await this.pending.get(channel);
+    // A subscription still unconfirmed when the subscriber closes would never settle.
+    await Promise.race([this.pending.get(channel), this.closing]);
     return async () => {
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;
@@ -101,8 +110,18 @@ export class Subscriber {
     throw isNoPermission(error) ? noPermission(error, `subscribe to channel ${channel}`) : error;
   }
 
+  /**
+   * Drops the subscriber's connections so that they are made again, with every subscription (the
+   * listeners hear a disconnect, then a reconnect). A connection already reconnecting is left to it.
+   */
+  reconnect(): void {
+    this.sharded?.reconnect();
+    if (this.client?.status === 'ready') this.client.disconnect(true);
+  }
+
   /** Closes its connections (and stops listening on the parent cluster client, which may be the user's). */
   async close(): Promise<void> {
+    this.markClosed(new Error('The subscriber closed before Redis confirmed the subscription.'));
     this.handlers.clear();
     this.sharded?.close();
     if (this.client) await closeClient(this.client);

@@ -15,6 +15,11 @@ export class WaitsById<W extends object> {
     return this.byId.has(id);
   }
 
+  /** How many ids have a wait. */
+  get size(): number {
+    return this.byId.size;
+  }
+
   /** The ids with a wait. */
   ids(): string[] {
     return [...this.byId.keys()];

@@ -44,6 +44,7 @@ export {
   type SlotMaster,
 } from './cluster-slots';
 export { redisUrlAs, topologyServers } from './topology-servers';
+export { RestartableRedis } from './restartable-redis';
 export { TestAclUser } from './test-acl-user';
 export { announce, listenTo, type NoticeListener } from './notices';
 export { masterHolding, replicaAddresses, withReplicasStopped } from './replicas';

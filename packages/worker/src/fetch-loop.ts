@@ -1,10 +1,13 @@
 /**
  * The worker's fetch loop: reserves up to the free slots plus `prefetch` per round trip, and blocks
  * in the broker's wait when nothing is ready (no polling). A control change (queues, slots) ends the
- * current wait early; a failed reservation is retried with a growing pause.
+ * current wait early; a failed reservation is retried with a growing pause. Every broker call is
+ * bounded (bounded-call.ts): one that does not come back is logged, the broker's waiting connections
+ * are rebuilt, and the loop goes on, so a worker never stops taking tasks for a call that hangs.
  */
 import type { Broker, Delivery } from '@celeriac/core';
 import { toRemoteError } from '@celeriac/core/internal';
+import { boundedCall, StuckCall } from './bounded-call';
 import type { Logger } from './logger';
 import { nextTurn } from './next-turn';
 import type { WorkerSlots } from './worker-slots';
@@ -20,7 +23,18 @@ export interface FetchLoopOptions {
   queues: () => string[];
   /** Takes a reserved delivery in (it is held until a slot runs it). */
   hold: (delivery: Delivery) => void;
+  /**
+   * Gives up on a broker call that has not come back after this many ms; a wait is ended at half of
+   * it, so only a call that cannot end meets it.
+   * @defaultValue 60_000
+   */
+  callBound?: number;
 }
+
+/** See {@link FetchLoopOptions.callBound}. */
+const CALL_BOUND_MS = 60_000;
+/** How long a broker call in progress may still take once the worker is stopping (ms). */
+const STOP_GRACE_MS = 5_000;
 
 /** The fetch loop of one worker. */
 export class FetchLoop {
@@ -32,6 +46,10 @@ export class FetchLoop {
   private changes = 0;
 
   constructor(private readonly options: FetchLoopOptions) {}
+
+  private get callBound(): number {
+    return this.options.callBound ?? CALL_BOUND_MS;
+  }
 
   /** Starts reserving. */
   start(): void {
@@ -71,7 +89,8 @@ export class FetchLoop {
         // (the wait reserves the moment it ends) instead of asking again first.
         const skipAsking: boolean =
           (drained || broker.drained?.(queues) === true) && queues.length === 1 && broker.waitAndReserve !== undefined;
-        let deliveries: Delivery[] = skipAsking || queues.length === 0 ? [] : await broker.reserve(queues, room);
+        let deliveries: Delivery[] =
+          skipAsking || queues.length === 0 ? [] : await this.bounded('reserve', broker.reserve(queues, room));
         if (deliveries.length === 0) {
           // Let tasks that end in this tick settle first: their writes are on a caller's critical path.
           await nextTurn();
@@ -80,14 +99,23 @@ export class FetchLoop {
           const stop = () => waitAbort.abort();
           signal.addEventListener('abort', stop, { once: true });
           if (signal.aborted) stop();
+          // Every wait is ended by half the call bound at the latest (a broker's wait ends on its
+          // signal), so only a wait that cannot end meets the bound.
+          const cap = setTimeout(stop, this.callBound / 2);
           this.waitAbort = waitAbort;
           const wait = waitAbort.signal;
           try {
             if (changes !== this.changes) deliveries = [];
             else if (queues.length === 0) await aborted(wait);
-            else if (broker.waitAndReserve) deliveries = await broker.waitAndReserve(queues, room, wait);
-            else await broker.waitForWork(queues, wait);
+            else if (broker.waitAndReserve) {
+              deliveries = await this.bounded('wait for work', broker.waitAndReserve(queues, room, wait));
+            } else
+              await this.bounded(
+                'wait for work',
+                broker.waitForWork(queues, wait).then(() => []),
+              );
           } finally {
+            clearTimeout(cap);
             signal.removeEventListener('abort', stop);
             this.waitAbort = undefined;
           }
@@ -105,10 +133,47 @@ export class FetchLoop {
       } catch (error) {
         failures += 1;
         const delay = Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
-        this.options.logger.error({ error: toRemoteError(error), retryIn: delay }, 'Reserving tasks failed');
+        if (error instanceof StuckCall && !signal.aborted) this.stuck(error, queues);
+        else this.options.logger.error({ error: toRemoteError(error), retryIn: delay }, 'Reserving tasks failed');
         await sleep(delay, signal);
       }
     }
+  }
+
+  /** Bounds a broker call; deliveries it still makes after it was given up on go back to the queue. */
+  private bounded(what: string, call: Promise<Delivery[]>): Promise<Delivery[]> {
+    const { broker } = this.options;
+    return boundedCall(call, {
+      what,
+      bound: this.callBound,
+      signal: this.stopLoop.signal,
+      grace: STOP_GRACE_MS,
+      late: (deliveries) =>
+        void Promise.all(deliveries.map((delivery) => broker.requeue(delivery))).catch(() => undefined),
+    });
+  }
+
+  /** A call that did not come back: said, with what waits in the queues, and the broker's waits rebuilt. */
+  private stuck(error: StuckCall, queues: readonly string[]): void {
+    const { broker, logger } = this.options;
+    broker.reconnect?.();
+    const report = (ready?: number) =>
+      logger.error(
+        { call: error.what, elapsedMs: error.elapsed, queues, ...(ready === undefined ? {} : { ready }) },
+        `The fetch loop's ${error.what} did not come back in ${Math.round(error.elapsed / 1000)} s; ` +
+          `rebuilt the broker's waiting connections and went on`,
+      );
+    // How many tasks wait, when the broker can still tell within a second.
+    const counted = Promise.all(queues.map((queue) => broker.stats(queue))).then((all) =>
+      all.reduce((sum, stats) => sum + stats.ready, 0),
+    );
+    void boundedCall(counted, {
+      what: 'stats',
+      bound: 1_000,
+      signal: this.stopLoop.signal,
+      grace: 0,
+      late: () => undefined,
+    }).then(report, () => report());
   }
 }
 

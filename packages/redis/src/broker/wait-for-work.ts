@@ -3,6 +3,7 @@
  * publish sets one, the next delayed message is due, or the caller's signal ends it. No polling.
  */
 import type { Delivery } from '@celeriac/core';
+import { BlockingCallDropped } from '../blocking-client';
 import { corked } from '../connection';
 import { queueKeyList } from '../keys';
 import { groupBySlot } from '../key-slot';
@@ -15,6 +16,10 @@ import { parseReserved, type ReserveReply } from './reserve';
 
 /** An idle worker re-checks at least this often, in case a wake-up was taken by a worker that died. */
 const MAX_BLOCK_MS = 10_000;
+/** Redis's own timeout of the wait: a fallback, should the local timer's CLIENT UNBLOCK not reach it. */
+const BLOCK_TIMEOUT_MS = 2 * MAX_BLOCK_MS;
+/** Past this, a wait that has not ended by itself drops its connection (see BlockingClient.call). */
+const BLOCK_BOUND_MS = BLOCK_TIMEOUT_MS + 5_000;
 
 /** How one blocking wait ended: the score of the marker that woke it, and what it reserved behind it. */
 interface Woken {
@@ -104,49 +109,41 @@ export class WorkWaiter {
   ): Promise<Woken> {
     const { connection, keys, settings } = this.context;
     const blocking = connection.acquireBlocking();
-    await blocking.ready(markers[0]);
-    const client = blocking.client;
-    // Set when this side ends the wait (signal, due time): the blocked call then ends as planned.
-    let woken = false;
-    // Set once the wait ended: an unblock that found no blocked call then had nothing to end.
-    let settled = false;
-    const onAbort = () => {
-      woken = true;
-      void blocking.unblock(connection.client).then((unblocked) => {
-        // No such call on the slot's master: it waits on a connection to a master that failed over.
-        if (!unblocked && !settled) blocking.disconnect();
-      });
-    };
+    // Ended by the caller's signal, or by a local timer at the next due time: Redis's own timeout
+    // is coarse (~100 ms).
+    const wake = new AbortController();
+    const onAbort = () => wake.abort();
     signal.addEventListener('abort', onAbort, { once: true });
-    // Ended while the connection was made ready: the listener above will not hear it.
-    if (signal.aborted) {
-      signal.removeEventListener('abort', onAbort);
-      connection.releaseBlocking(blocking);
-      return { score: undefined, deliveries: [] };
-    }
-    // Wake exactly at the next due time with a local timer; Redis's own timeout is coarse (~100 ms).
+    if (signal.aborted) wake.abort();
     const timer = setTimeout(
       onAbort,
       Math.min(MAX_BLOCK_MS, nextDue === undefined ? MAX_BLOCK_MS : nextDue - Date.now()),
     );
     try {
-      const [popping, reserving] = corked(
-        client,
-        () =>
-          [
-            client.bzpopmin(...markers, (MAX_BLOCK_MS * 2) / 1000),
-            queue === undefined
-              ? undefined
-              : runScript<ReserveReply>(client, 'reserve', queueKeyList(keys.queue(queue)), [
-                  '',
-                  count,
-                  settings.visibilityTimeout,
-                ]),
-          ] as const,
-      );
-      reserving?.catch(() => undefined);
-      const reply = await popping.finally(() => (settled = true));
-      const reserved = (await reserving) ?? [''];
+      let reserving: Promise<ReserveReply> | undefined;
+      const options = { via: connection.client, signal: wake.signal, key: markers[0], bound: BLOCK_BOUND_MS };
+      const reply = await blocking.call(options, (client) => {
+        const [popping, reserve] = corked(
+          client,
+          () =>
+            [
+              client.bzpopmin(...markers, BLOCK_TIMEOUT_MS / 1000),
+              queue === undefined
+                ? undefined
+                : runScript<ReserveReply>(client, 'reserve', queueKeyList(keys.queue(queue)), [
+                    '',
+                    count,
+                    settings.visibilityTimeout,
+                  ]),
+            ] as const,
+        );
+        reserving = reserve;
+        reserving?.catch(() => undefined);
+        return popping;
+      });
+      // Queued right behind the wait on the same connection: it runs the moment the wait ends (Redis's
+      // clock sets its lease). A dropped connection leaves what it reserved to the lease's recovery.
+      const reserved = (reserving ? await blocking.settle(reserving) : undefined) ?? [''];
       const deliveries = queue === undefined ? [] : parseReserved(queue, reserved);
       if (queue !== undefined && reserved[0] !== '+') {
         // The queue was emptied by this reservation: the next wait may start without asking again.
@@ -155,7 +152,11 @@ export class WorkWaiter {
       }
       return { score: reply ? Number(reply[2]) : undefined, deliveries };
     } catch (error) {
-      if (woken || signal.aborted || this.context.isClosed()) return { score: undefined, deliveries: [] };
+      // Ended on purpose, or its connection dropped (while Redis was away, or past its bound): the
+      // caller's next reserve looks again, on a new connection.
+      if (wake.signal.aborted || error instanceof BlockingCallDropped || this.context.isClosed()) {
+        return { score: undefined, deliveries: [] };
+      }
       throw unavailable(error, 'wait for work', connection);
     } finally {
       clearTimeout(timer);

@@ -24,6 +24,7 @@ import {
 } from '@celeriac/core';
 import { decodeMessage, encodeMessage, type TaskMessage } from '@celeriac/core/internal';
 import type { Redis } from 'ioredis';
+import { BlockingCallDropped } from '../blocking-client';
 import type { RedisConnection } from '../connection';
 import { RedisBroker } from '../redis-broker';
 import { singleNode } from '../redis-client';
@@ -110,29 +111,32 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
     if (ready.length > 0) return ready;
     const lists = queues.flatMap((queue) => this.keys.queueLists(queue));
     const blocking = this.connection.acquireBlocking();
-    await blocking.ready();
-    let woken = false;
-    const wake = () => {
-      woken = true;
-      void blocking.unblock(this.client);
-    };
-    signal.addEventListener('abort', wake, { once: true });
-    const stopTimer = this.due.onNextDue(wake);
+    // Ended by the caller's signal, or when the next held delayed message comes due.
+    const wake = new AbortController();
+    const onAbort = () => wake.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) wake.abort();
+    const stopTimer = this.due.onNextDue(onAbort);
     try {
-      const popped = await blocking.client.brpop(...lists, MAX_BLOCK_SECONDS);
+      const call = { via: this.client, signal: wake.signal, bound: (MAX_BLOCK_SECONDS + 5) * 1000 };
+      const popped = await blocking.call(call, (client) => client.brpop(...lists, MAX_BLOCK_SECONDS));
       if (!popped) return this.due.takeDue(count);
       const [list, raw] = popped;
-      // Held at once: between the pop and this step, a crash would lose the message (as in kombu).
-      return await this.take(singleNode(blocking.client, "protocol: 'celery'"), queues, count, {
-        raw,
-        index: lists.indexOf(list),
-      });
+      // Held at once: between the pop and this step, a crash would lose the message (as in kombu). A
+      // connection dropped meanwhile (closing) holds it through the command client instead.
+      const popping = { raw, index: lists.indexOf(list) };
+      return await blocking
+        .settle(this.take(singleNode(blocking.client, "protocol: 'celery'"), queues, count, popping))
+        .catch((error: unknown) => {
+          if (!(error instanceof BlockingCallDropped)) throw error;
+          return this.take(singleNode(this.client, "protocol: 'celery'"), queues, count, popping);
+        });
     } catch (error) {
-      if (woken || signal.aborted || this.closed) return [];
+      if (wake.signal.aborted || error instanceof BlockingCallDropped || this.closed) return this.due.takeDue(count);
       throw unavailable(error, 'wait for Celery messages', this.connection);
     } finally {
       stopTimer();
-      signal.removeEventListener('abort', wake);
+      signal.removeEventListener('abort', onAbort);
       this.connection.releaseBlocking(blocking);
     }
   }
@@ -221,6 +225,10 @@ export class CeleryBroker extends CeleriacChannels implements Broker {
       const message = this.readable(JSON.parse(raw) as CeleryPayload, queue);
       return message ? [{ id: message.id, body: encodeMessage(this.codec, message) }] : [];
     });
+  }
+
+  reconnect(): void {
+    this.connection.reconnectWaits();
   }
 
   async close(): Promise<void> {
