@@ -44,6 +44,7 @@ export {
   type SlotMaster,
 } from './cluster-slots';
 export { redisUrlAs, topologyServers } from './topology-servers';
+export { alive, childrenOf, gone, processGroupOf } from './procs';
 export { RestartableRedis } from './restartable-redis';
 export { TestAclUser } from './test-acl-user';
 export { announce, listenTo, type NoticeListener } from './notices';

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { alive, childrenOf, gone } from './support/procs';
+import { alive, childrenOf, gone } from '@celeriac/test-support';
 import { FIXTURE_APP, useE2e } from './support/worker-process';
 
 const ROOT = resolve(__dirname, '../../../..');

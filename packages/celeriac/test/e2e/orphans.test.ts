@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gone, alive } from './support/procs';
+import { gone, alive } from '@celeriac/test-support';
 import { useE2e } from './support/worker-process';
 
 describe('celeriac worker: pool children die with their worker', () => {

@@ -6,8 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REDIS_URL, RedisFixture } from '@celeriac/test-support';
-import { childrenOf, processGroupOf } from './procs';
+import { childrenOf, processGroupOf, REDIS_URL, RedisFixture } from '@celeriac/test-support';
 
 const ROOT = resolve(__dirname, '../../../../..');
 const CLI = join(ROOT, 'packages/celeriac/dist/cli/main.js');
