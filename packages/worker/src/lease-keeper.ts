@@ -16,7 +16,8 @@ import type { Logger } from './logger';
 /** What the keeper needs. */
 export interface LeaseKeeperOptions {
   broker: Broker;
-  queues: readonly string[];
+  /** The queues the worker consumes now (control commands change them): the ones swept. */
+  queues: () => readonly string[];
   visibilityTimeout: number;
   resultTtl: number;
   /** The deliveries this worker holds right now. */
@@ -77,7 +78,8 @@ export class LeaseKeeper {
   }
 
   private async sweep(): Promise<void> {
-    const { broker, queues, logger } = this.options;
+    const { broker, logger } = this.options;
+    const queues = this.options.queues();
     try {
       const held = [...this.options.held()];
       const [, report] = await Promise.all([

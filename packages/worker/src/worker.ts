@@ -148,7 +148,7 @@ export class Worker implements Closeable {
     this.revocations = new Revocations(broker, options.revokeTtl, (revocation) => this.terminate(revocation));
     this.leases = new LeaseKeeper({
       broker,
-      queues: this.options.queues,
+      queues: () => this.queues,
       visibilityTimeout: options.visibilityTimeout,
       resultTtl: options.resultTtl,
       held: () => [...this.slots.held.values()].map((run) => run.delivery),
