@@ -109,8 +109,9 @@ function hostParts(text: string | undefined): HostParts | undefined {
   if (text === undefined || text === '' || /[\s/\\?#@]/.test(text)) return undefined;
   try {
     const url = new URL(`http://${text}`);
+    const name = url.hostname.replace(/\.$/, '');
     // The URL drops a default port (80): `name:80` then stands for the name on any port.
-    return { name: url.hostname.replace(/\.$/, ''), port: url.port };
+    return name === '' ? undefined : { name, port: url.port };
   } catch {
     return undefined;
   }

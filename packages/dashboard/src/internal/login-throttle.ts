@@ -3,8 +3,9 @@
  * for a while without its credentials being checked, twice as long after each further failure.
  * A correct sign-in clears its count; a client that has not failed for a while is forgotten.
  *
- * States of one client: free (fewer than FREE_FAILURES failures) → locked until a time (each
- * failure past the free ones doubles the lock) → free again after a success or FORGET_MS.
+ * States of one client: free (fewer than FREE_FAILURES failures) → locked until a time (the
+ * FREE_FAILURES-th failure locks it, each further one doubles the lock) → free again after a
+ * success or FORGET_MS.
  */
 
 /** Wrong credentials a client may send in a row before it is locked out. */
@@ -41,7 +42,7 @@ export class LoginThrottle {
     const failures = this.current(client) ?? { count: 0, last: now, lockedUntil: 0 };
     failures.count += 1;
     failures.last = now;
-    const past = failures.count - FREE_FAILURES;
+    const past = failures.count - FREE_FAILURES + 1;
     if (past > 0) failures.lockedUntil = now + Math.min(MAX_LOCK_MS, FIRST_LOCK_MS * 2 ** Math.min(past - 1, 16));
     // Re-inserted, so the map stays in order of the last failure.
     this.clients.delete(client);
