@@ -1,7 +1,7 @@
 /**
  * The metrics endpoint of an in-process worker (on the behaviour suite's broker): where it listens,
- * what it answers besides `/metrics`, which `Host` it answers, and a port already taken, which fails `start()` with a typed
- * error naming the port.
+ * what it answers besides `/metrics`, which `Host` it answers, and a port already taken, which fails
+ * `start()` with a typed error naming the port.
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';

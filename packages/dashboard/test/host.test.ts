@@ -111,7 +111,7 @@ describe('the Origin of an action', () => {
         body: '{}',
       });
     for (const headers of [
-      { Origin: 'http://attacker.example:5555' },
+      { Origin: 'http://attacker.example:5555' } as Record<string, string>,
       { Origin: 'null' },
       { 'Sec-Fetch-Site': 'same-site' },
       { 'Sec-Fetch-Site': 'cross-site', Origin: url.slice(0, -1) },

@@ -33,7 +33,7 @@ describe('wrong credentials', () => {
         401,
       );
     for (let attempt = 0; attempt < FREE_FAILURES; attempt += 1) {
-      const headers = attempt % 2 === 0 ? { Authorization: 'Bearer wrong-secret' } : {};
+      const headers: Record<string, string> = attempt % 2 === 0 ? { Authorization: 'Bearer wrong-secret' } : {};
       const path = attempt % 2 === 0 ? '/api/overview' : '/?token=wrong-secret';
       expect((await raw(url, path, { headers })).status).toBe(401);
     }

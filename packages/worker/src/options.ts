@@ -164,7 +164,7 @@ function resolveMetrics(metrics: MetricsEndpointOptions | undefined): ResolvedMe
     throw invalid('metrics.port', port, 'an integer from 0 to 65535');
   if (typeof host !== 'string' || host.length === 0) throw invalid('metrics.host', host, 'a host name or address');
   if (!Array.isArray(allowedHosts)) throw invalid('metrics.allowedHosts', allowedHosts, 'an array of host names');
-  const listed = isIP(host) === 0 ? [...allowedHosts, host] : allowedHosts;
+  const listed: readonly string[] = isIP(host) === 0 ? [...(allowedHosts as readonly string[]), host] : allowedHosts;
   return { port, host, allowedHosts: parseAllowedHosts(listed, 'Worker option metrics.allowedHosts') };
 }
 

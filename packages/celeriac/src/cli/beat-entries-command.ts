@@ -123,8 +123,8 @@ function assertRegistered(app: BeatApp, flags: AddFlags): void {
   if (registry.get(flags.task)) return;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',
-    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${registry.describeNames()}). Check the name, or ` +
-      `pass --force when only the workers' app registers it.`,
+    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${registry.describeNames()}). ` +
+      `Check the name, or pass --force when only the workers' app registers it.`,
   );
 }
 

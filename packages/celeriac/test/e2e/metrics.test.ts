@@ -80,7 +80,7 @@ describe('metrics', () => {
     await app.close();
   });
 
-  it('refuses --metrics-host or --metrics-allowed-host without --metrics-port, and a taken port, before it starts', async () => {
+  it('refuses --metrics-host or --metrics-allowed-host without --metrics-port, or a taken port', async () => {
     const { workers } = e2e();
     const hostOnly = workers.start(['--metrics-host', '0.0.0.0']);
     expect((await hostOnly.exited).code).toBe(1);

@@ -84,7 +84,10 @@ function queueName(value: unknown): string {
   );
 }
 
-/** A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it, as `celeriac beat add` does. */
+/**
+ * A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it, as
+ * `celeriac beat add` does.
+ */
 function assertRegistered(app: DashboardApp, task: string): void {
   const { registry } = runtimeOf(app);
   if (registry.get(task)) return;

@@ -34,13 +34,11 @@ export class LiveStreams {
     const { maxLiveStreams, maxLiveStreamsPerClient, liveStreamLifetime } = this.options;
     if (this.open.size >= maxLiveStreams || held >= maxLiveStreamsPerClient) {
       res.setHeader('Retry-After', String(RETRY_AFTER_S));
-      throw new HttpError(
-        503,
-        'CELERIAC_TOO_MANY_STREAMS',
+      const full =
         this.open.size >= maxLiveStreams
-          ? `The dashboard serves ${maxLiveStreams} live feeds already (maxLiveStreams); close some pages.`
-          : `This address holds ${maxLiveStreamsPerClient} live feeds already (maxLiveStreamsPerClient); close some pages.`,
-      );
+          ? `The dashboard serves ${maxLiveStreams} live feeds already (maxLiveStreams)`
+          : `This address holds ${maxLiveStreamsPerClient} live feeds already (maxLiveStreamsPerClient)`;
+      throw new HttpError(503, 'CELERIAC_TOO_MANY_STREAMS', `${full}; close some pages.`);
     }
     this.open.set(res, client);
     this.perClient.set(client, held + 1);

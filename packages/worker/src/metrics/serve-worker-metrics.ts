@@ -6,7 +6,10 @@ import { loadProm } from './prom';
 import type { TaskMetrics } from './task-metrics';
 import { createWorkerMetrics, type WorkerGaugeSource } from './worker-metrics';
 
-/** Starts the metrics endpoint at `endpoint` (`host:port`, answering the hosts it allows); returns the hooks that feed it and the server. */
+/**
+ * Starts the metrics endpoint at `endpoint` (`host:port`, answering the hosts it allows); returns the
+ * hooks that feed it and the server.
+ */
 export async function serveWorkerMetrics(
   endpoint: ResolvedMetricsEndpoint,
   source: WorkerGaugeSource,
