@@ -87,6 +87,8 @@ export function callCheckOf(host: BeatHost): CallCheck {
   };
 }
 
+/** The longest entry name (as long as a task id may be). */
+const MAX_NAME_LENGTH = 200;
 const CATCH_UP: readonly CatchUpPolicy[] = ['skip', 'once', 'all'];
 const OPTION_KEYS: ReadonlySet<string> = new Set(BEAT_OPTION_KEYS);
 
@@ -138,6 +140,11 @@ export function resolveEntry(
       'A schedule entry needs a non-empty name, e.g. app.schedule("cleanup", { task, schedule }).',
     );
   }
+  if (name.length > MAX_NAME_LENGTH)
+    throw new CeleriacError(
+      'CELERIAC_INVALID_SCHEDULE',
+      `A schedule entry's name takes at most ${MAX_NAME_LENGTH} characters (got one of ${name.length}).`,
+    );
   if (typeof entry !== 'object' || entry === null)
     throw invalidEntry(name, 'expected { task, schedule, args?, options?, catchUp? }.');
   const task = taskName(name, entry.task);

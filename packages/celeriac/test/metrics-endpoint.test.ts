@@ -1,9 +1,9 @@
 /**
  * The metrics endpoint of an in-process worker (on the behaviour suite's broker): where it listens,
- * what it answers besides `/metrics`, and a port already taken, which fails `start()` with a typed
- * error naming the port.
+ * what it answers besides `/metrics`, which `Host` it answers, and a port already taken, which fails
+ * `start()` with a typed error naming the port.
  */
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useApp } from './support/app';
 
@@ -28,6 +28,31 @@ describe('the metrics endpoint of a worker', () => {
 
     await app.close();
     await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it('answers only loopback names, IP addresses and the hosts allowed (no DNS rebinding)', async () => {
+    const { app } = fixture;
+    const worker = await fixture.startWorker({ metrics: { port: 0, allowedHosts: ['metrics.example.com'] } });
+    const { port } = new URL(worker.metricsUrl as string);
+    const scrape = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/metrics', headers: { Host: host }, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
+      });
+    for (const [host, status] of [
+      [`attacker.example:${port}`, 403],
+      ['metrics.example.com.attacker.example', 403],
+      [`localhost:${port}`, 200],
+      [`127.0.0.1:${port}`, 200],
+      ['10.0.0.5:9808', 200],
+      [`metrics.example.com:${port}`, 200],
+    ] as const)
+      expect([host, await scrape(host)]).toEqual([host, status]);
+    await app.close();
   });
 
   it('fails start() with CELERIAC_INVALID_OPTION when the port is taken', async () => {

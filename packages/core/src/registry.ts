@@ -34,4 +34,12 @@ export class TaskRegistry {
   names(): string[] {
     return [...this.tasks.keys()];
   }
+
+  /** The registered names for an error message: `none`, the list, or its first ten and the count. */
+  describeNames(): string {
+    const known = this.names();
+    if (known.length === 0) return 'none';
+    if (known.length <= 10) return known.join(', ');
+    return `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
+  }
 }

@@ -8,7 +8,10 @@ import { CeleriacError } from '@celeriac/core';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DashboardApp } from './app';
+import { Guard } from './internal/auth';
+import { HostGuard } from './internal/host-guard';
 import { LiveFeed } from './internal/live-feed';
+import { LiveStreams } from './internal/live-streams';
 import { createRouter } from './internal/router';
 import { resolveDashboardOptions, type DashboardOptions, type RequestHandler } from './options';
 
@@ -46,22 +49,24 @@ const LISTEN_DEFAULTS = { port: 5555, host: '127.0.0.1', insecure: false } as co
 export function createDashboard(app: DashboardApp, options: DashboardOptions = {}): Dashboard {
   const resolved = resolveDashboardOptions(options);
   const feed = new LiveFeed(app, resolved);
-  const streams = new Set<ServerResponse>();
-  const route = createRouter(app, feed, resolved, streams);
+  const streams = new LiveStreams(resolved);
+  const hosts = new HostGuard(resolved.allowedHosts);
+  const guard = new Guard(resolved);
+  const route = createRouter(app, { feed, options: resolved, streams, hosts, guard });
   const servers = new Set<Server>();
-  const protects = resolved.basicAuth !== undefined || resolved.token !== undefined;
 
   const handler = (req: IncomingMessage, res: ServerResponse) => route(req, res);
   return Object.assign(handler, {
     async listen(listen: ListenOptions = {}): Promise<{ url: string; server: Server }> {
       const { port, host, insecure } = { ...LISTEN_DEFAULTS, ...listen };
-      if (!isLoopback(host) && !protects && !insecure)
+      if (!isLoopback(host) && !guard.protects && !insecure)
         throw new CeleriacError(
           'CELERIAC_INVALID_OPTION',
           `The dashboard would listen on ${host} without authentication. ` +
             'Give basicAuth or token (--basic-auth, --token), ' +
             'or insecure: true (--insecure) when only trusted machines can reach it.',
         );
+      hosts.allowListenHost(host);
       const server = createServer(handler);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -77,8 +82,8 @@ export function createDashboard(app: DashboardApp, options: DashboardOptions = {
       return { url: `http://${shown}:${address.port}/`, server };
     },
     async close(): Promise<void> {
-      for (const stream of streams) stream.end();
-      streams.clear();
+      streams.endAll();
+      guard.sessions.clear();
       await feed.close();
       await Promise.all(
         [...servers].map(

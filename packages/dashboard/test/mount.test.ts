@@ -4,7 +4,8 @@
  * under the prefix, because every link of the page is relative.
  */
 import { CeleriacCore } from '@celeriac/core';
-import { createDashboard, type Dashboard } from '@celeriac/dashboard';
+import { createDashboard, type Dashboard, type DashboardOptions } from '@celeriac/dashboard';
+import { raw } from './support';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,9 +14,10 @@ let dashboard: Dashboard;
 let server: Server;
 let base: string;
 
-beforeEach(async () => {
+/** Mounts a dashboard under /ops of a server of its own (the options of the dashboard given). */
+async function mount(options: DashboardOptions = {}): Promise<void> {
   app = new CeleriacCore({ broker: 'memory://', events: true });
-  dashboard = createDashboard(app);
+  dashboard = createDashboard(app, options);
   // The app's own server: `/ops/...` goes to the dashboard with the prefix taken off (and the
   // original URL kept, as Express does); the rest is the app's.
   server = createServer((req, res) => {
@@ -29,7 +31,9 @@ beforeEach(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
+}
+
+beforeEach(() => mount());
 
 afterEach(async () => {
   await dashboard.close();
@@ -65,5 +69,46 @@ describe('mounted under /ops', () => {
     const response = await fetch(`${base}/ops/metrics`);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: 'CELERIAC_NOT_FOUND' });
+  });
+});
+
+describe('behind a reverse proxy that passes its public Host', () => {
+  beforeEach(async () => {
+    await dashboard.close();
+    await new Promise((resolve) => server.close(resolve));
+    await app.close();
+    await mount({ allowedHosts: ['https://ops.example.com/ops/'], token: 'a-long-secret' });
+  });
+
+  it('serves the allowed host, takes its actions, and refuses any other host', async () => {
+    const proxied = { Host: 'ops.example.com', 'X-Forwarded-Proto': 'https' };
+    const moved = await raw(base, '/ops/?token=a-long-secret', { headers: proxied });
+    expect(moved.status).toBe(303);
+    const cookie = String(moved.headers['set-cookie']);
+    // The session is scoped to the mount path, and sent over HTTPS only.
+    expect(cookie).toMatch(/; Path=\/ops(;|$)/);
+    expect(cookie).toMatch(/; Secure(;|$)/);
+    const session = { ...proxied, Cookie: cookie.split(';')[0] ?? '' };
+    const page = await raw(base, '/ops/', { headers: session });
+    expect(page.status).toBe(200);
+    const csrf = /name="celeriac-csrf" content="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const paused = await raw(base, '/ops/api/queues/reports/pause', {
+      method: 'POST',
+      headers: {
+        ...session,
+        Origin: 'https://ops.example.com',
+        'Sec-Fetch-Site': 'same-origin',
+        'Content-Type': 'application/json',
+        'X-Celeriac-Csrf': csrf,
+      },
+      body: '{}',
+    });
+    expect(paused.status).toBe(200);
+    expect(await app.queues.isPaused('reports')).toBe(true);
+
+    for (const host of ['attacker.example', 'ops.example.com.attacker.example']) {
+      const refused = await raw(base, '/ops/api/overview', { headers: { ...session, Host: host } });
+      expect([host, refused.status]).toEqual([host, 403]);
+    }
   });
 });

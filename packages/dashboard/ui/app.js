@@ -12,6 +12,8 @@ import { api, html, onNotice, readOnly } from './views.js';
 
 /** How long new events are gathered before the pages reload (events come in bursts). */
 const EVENTS_SETTLE_MS = 300;
+/** How long the page waits before it opens the live feed again after the server refused it. */
+const LIVE_RETRY_MS = 5_000;
 
 const PAGES = [
   ['#/', 'Overview'],
@@ -37,19 +39,30 @@ function useLiveFeed() {
   const [eventsSeen, setEventsSeen] = useState(0);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
-    const source = new EventSource('api/live');
+    let source;
     let settle;
-    source.addEventListener('open', () => setConnected(true));
-    source.addEventListener('error', () => setConnected(false));
-    source.addEventListener('overview', (message) => setOverview(JSON.parse(message.data)));
-    source.addEventListener('events', () => {
-      settle ??= setTimeout(() => {
-        settle = undefined;
-        setEventsSeen((count) => count + 1);
-      }, EVENTS_SETTLE_MS);
-    });
+    let again;
+    const connect = () => {
+      source = new EventSource('api/live');
+      source.addEventListener('open', () => setConnected(true));
+      source.addEventListener('error', () => {
+        setConnected(false);
+        // The browser retries a dropped feed by itself, but gives up on a refusal (503: too many
+        // open feeds): try again later.
+        if (source.readyState === EventSource.CLOSED) again = setTimeout(connect, LIVE_RETRY_MS);
+      });
+      source.addEventListener('overview', (message) => setOverview(JSON.parse(message.data)));
+      source.addEventListener('events', () => {
+        settle ??= setTimeout(() => {
+          settle = undefined;
+          setEventsSeen((count) => count + 1);
+        }, EVENTS_SETTLE_MS);
+      });
+    };
+    connect();
     return () => {
       clearTimeout(settle);
+      clearTimeout(again);
       source.close();
     };
   }, []);

@@ -1,7 +1,15 @@
 /** Options of a worker, with their defaults in one place. */
+import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
 import { CeleriacError, type Duration } from '@celeriac/core';
-import { optionalMilliseconds, toMilliseconds } from '@celeriac/core/internal';
+import {
+  isQueueName,
+  optionalMilliseconds,
+  parseAllowedHosts,
+  QUEUE_NAME_RULE,
+  toMilliseconds,
+  type AllowedHosts,
+} from '@celeriac/core/internal';
 import type { Logger } from './logger';
 import { quietLogger } from './logger';
 
@@ -76,6 +84,21 @@ export interface MetricsEndpointOptions {
    * @defaultValue `'127.0.0.1'`
    */
   host?: string;
+  /**
+   * Host names a scrape may name in its `Host` header, besides loopback names, IP addresses and
+   * `host` itself: `name`, `name:port`, or `.example.com` for a domain and its subdomains. Any other
+   * `Host` is answered 403, so that a web page cannot read the metrics by DNS rebinding.
+   * @defaultValue `[]`
+   */
+  allowedHosts?: readonly string[];
+}
+
+/** Where a worker serves its metrics, checked. */
+export interface ResolvedMetricsEndpoint {
+  readonly port: number;
+  readonly host: string;
+  /** The hosts of `allowedHosts` (with `host`), parsed. */
+  readonly allowedHosts: AllowedHosts;
 }
 
 /** Worker options after defaults. */
@@ -92,7 +115,7 @@ export interface ResolvedWorkerOptions {
   shutdownTimeout: number;
   hostname: string;
   logger: Logger;
-  metrics: Required<MetricsEndpointOptions> | undefined;
+  metrics: ResolvedMetricsEndpoint | undefined;
 }
 
 /** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
@@ -104,6 +127,8 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
   if (!Number.isInteger(prefetch) || prefetch < 0) throw invalid('prefetch', prefetch, 'an integer of at least 0');
   const queues = options.queues ?? [defaultQueue];
   if (queues.length === 0) throw invalid('queues', queues, 'at least one queue name');
+  const badQueue = queues.find((queue) => !isQueueName(queue));
+  if (badQueue !== undefined) throw invalid('queues', badQueue, `queue names of ${QUEUE_NAME_RULE}`);
   const pool = options.pool ?? 'inline';
   if (!['inline', 'prefork', 'fork'].includes(pool)) throw invalid('pool', pool, "'inline', 'prefork' or 'fork'");
   if (pool !== 'inline' && !options.appModule)
@@ -132,13 +157,15 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
   };
 }
 
-function resolveMetrics(metrics: MetricsEndpointOptions | undefined): Required<MetricsEndpointOptions> | undefined {
+function resolveMetrics(metrics: MetricsEndpointOptions | undefined): ResolvedMetricsEndpoint | undefined {
   if (metrics === undefined) return undefined;
-  const { port, host = '127.0.0.1' } = metrics;
+  const { port, host = '127.0.0.1', allowedHosts = [] } = metrics;
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw invalid('metrics.port', port, 'an integer from 0 to 65535');
   if (typeof host !== 'string' || host.length === 0) throw invalid('metrics.host', host, 'a host name or address');
-  return { port, host };
+  if (!Array.isArray(allowedHosts)) throw invalid('metrics.allowedHosts', allowedHosts, 'an array of host names');
+  const listed: readonly string[] = isIP(host) === 0 ? [...(allowedHosts as readonly string[]), host] : allowedHosts;
+  return { port, host, allowedHosts: parseAllowedHosts(listed, 'Worker option metrics.allowedHosts') };
 }
 
 function invalid(option: string, value: unknown, expected: string): CeleriacError {

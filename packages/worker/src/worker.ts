@@ -28,7 +28,12 @@ import type { MetricsServer } from './metrics/metrics-server';
 import { serveWorkerMetrics } from './metrics/serve-worker-metrics';
 import type { TaskMetrics } from './metrics/task-metrics';
 import { LeaseKeeper } from './lease-keeper';
-import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options';
+import {
+  resolveWorkerOptions,
+  type ResolvedMetricsEndpoint,
+  type ResolvedWorkerOptions,
+  type WorkerOptions,
+} from './options';
 import { Revocations } from './revocations';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
@@ -218,7 +223,7 @@ export class Worker implements Closeable {
   }
 
   /** Starts the metrics endpoint and the metrics its hooks feed. */
-  private async serveMetrics(endpoint: { host: string; port: number }): Promise<void> {
+  private async serveMetrics(endpoint: ResolvedMetricsEndpoint): Promise<void> {
     const served = await serveWorkerMetrics(
       endpoint,
       {

@@ -18,8 +18,11 @@ describe('resolveWorkerOptions', () => {
 
   it('serves no metrics unless asked; a metrics endpoint listens on 127.0.0.1 unless told', () => {
     expect(resolveWorkerOptions({}, 'main').metrics).toBeUndefined();
-    expect(resolveWorkerOptions({ metrics: { port: 0 } }, 'main').metrics).toEqual({ port: 0, host: '127.0.0.1' });
-    expect(resolveWorkerOptions({ metrics: { port: 9808, host: '0.0.0.0' } }, 'main').metrics).toEqual({
+    expect(resolveWorkerOptions({ metrics: { port: 0 } }, 'main').metrics).toMatchObject({
+      port: 0,
+      host: '127.0.0.1',
+    });
+    expect(resolveWorkerOptions({ metrics: { port: 9808, host: '0.0.0.0' } }, 'main').metrics).toMatchObject({
       port: 9808,
       host: '0.0.0.0',
     });
@@ -33,6 +36,9 @@ describe('resolveWorkerOptions', () => {
     [{ pool: 'threads' as never }, 'pool'],
     [{ metrics: { port: 70_000 } }, 'metrics.port'],
     [{ metrics: { port: 9808, host: '' } }, 'metrics.host'],
+    [{ metrics: { port: 9808, allowedHosts: ['a/b'] } }, 'metrics.allowedHosts'],
+    [{ queues: ['default', '<img>'] }, 'queues'],
+    [{ queues: ['a b'] }, 'queues'],
   ])('refuses %p with CELERIAC_INVALID_OPTION naming %s', (options, name) => {
     expect(() => resolveWorkerOptions(options, 'main')).toThrow(
       expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining(name) }),

@@ -121,17 +121,10 @@ function withBeatApp(specifier: string, work: (app: BeatApp) => Promise<void>): 
 function assertRegistered(app: BeatApp, flags: AddFlags): void {
   const { registry } = runtimeOf(app);
   if (registry.get(flags.task)) return;
-  const known = registry.names();
-  const listed =
-    known.length === 0
-      ? 'none'
-      : known.length <= 10
-        ? known.join(', ')
-        : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',
-    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${listed}). Check the name, or ` +
-      `pass --force when only the workers' app registers it.`,
+    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${registry.describeNames()}). ` +
+      `Check the name, or pass --force when only the workers' app registers it.`,
   );
 }
 

@@ -8,7 +8,7 @@ import { metricsHandler } from '@celeriac/worker';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
-import { duration, tcpPort } from './parse';
+import { duration, repeated, tcpPort } from './parse';
 import { redact } from './redact';
 import { withApp } from './with-app';
 
@@ -20,6 +20,7 @@ interface DashboardFlags {
   token?: string;
   readOnly?: boolean;
   insecure?: boolean;
+  allowedHost?: string[];
   history: number;
   title?: string;
   jsonLogs?: boolean;
@@ -48,6 +49,12 @@ export function dashboardCommand(): Command {
     )
     .option('--read-only', 'show everything, change nothing (the server refuses every action)')
     .option('--insecure', 'allow a non-loopback --host without --basic-auth or --token')
+    .option(
+      '--allowed-host <name>',
+      'also answer requests for this host name (repeatable): the public name behind a reverse proxy, ' +
+        'or another name of this machine; loopback names and IP addresses are always answered',
+      repeated,
+    )
     .option('--history <duration>', 'how far back the task list and charts start', duration, 3_600_000)
     .option('--title <text>', 'the page title')
     .option('--json-logs', 'log JSON lines instead of pretty text')
@@ -63,6 +70,7 @@ export function dashboardCommand(): Command {
           ...(flags.basicAuth ? { basicAuth: flags.basicAuth } : {}),
           ...(flags.token !== undefined ? { token: flags.token } : {}),
           ...(flags.title !== undefined ? { title: flags.title } : {}),
+          ...(flags.allowedHost !== undefined ? { allowedHosts: flags.allowedHost } : {}),
         };
         const dashboard = createDashboard(app, options);
         const { url } = await dashboard.listen({ port: flags.port, host: flags.host, insecure: flags.insecure });

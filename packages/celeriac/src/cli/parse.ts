@@ -39,6 +39,11 @@ export function list(value: string): string[] {
   return names;
 }
 
+/** A repeatable option's values, in the order given (`--flag a --flag b`). */
+export function repeated(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 /** A TCP port, 0 (any free port) to 65535. */
 export function tcpPort(value: string): number {
   const number = Number(value);

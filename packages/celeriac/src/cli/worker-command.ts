@@ -10,7 +10,7 @@ import type { LoadedApp } from '@celeriac/worker/internal';
 import type { Logger } from 'pino';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
 import { loadAppOrExit } from './load';
-import { duration, list, positiveInteger, tcpPort, wholeNumber } from './parse';
+import { duration, list, positiveInteger, repeated, tcpPort, wholeNumber } from './parse';
 import { closeAndExit, onStopSignals, startOrExit } from './lifecycle';
 import { redact } from './redact';
 
@@ -30,6 +30,7 @@ interface WorkerFlags {
   jsonLogs?: boolean;
   metricsPort?: number;
   metricsHost?: string;
+  metricsAllowedHost?: string[];
 }
 
 /** Adds the `worker` command to the program. */
@@ -77,6 +78,11 @@ export function workerCommand(): Command {
       tcpPort,
     )
     .option('--metrics-host <address>', 'the address the metrics endpoint listens on (default: 127.0.0.1)')
+    .option(
+      '--metrics-allowed-host <name>',
+      'answer scrapes that name this host too (repeatable; loopback names and IP addresses always are)',
+      repeated,
+    )
     .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .option('--json-logs', 'log JSON lines instead of readable text')
     .action((flags: WorkerFlags) => runWorker(flags));
@@ -124,15 +130,21 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
 /** The worker's `metrics` option from the flags; --metrics-host alone is a mistake worth saying. */
 function metricsOption(flags: WorkerFlags): WorkerOptions['metrics'] {
   if (flags.metricsPort === undefined) {
-    if (flags.metricsHost !== undefined) {
-      process.stderr.write('error: --metrics-host needs --metrics-port <port> too\n');
+    for (const [given, flag] of [
+      [flags.metricsHost, '--metrics-host'],
+      [flags.metricsAllowedHost, '--metrics-allowed-host'],
+    ] as const) {
+      if (given === undefined) continue;
+      process.stderr.write(`error: ${flag} needs --metrics-port <port> too\n`);
       process.exit(1);
     }
     return undefined;
   }
-  return flags.metricsHost === undefined
-    ? { port: flags.metricsPort }
-    : { port: flags.metricsPort, host: flags.metricsHost };
+  return {
+    port: flags.metricsPort,
+    ...(flags.metricsHost === undefined ? {} : { host: flags.metricsHost }),
+    ...(flags.metricsAllowedHost === undefined ? {} : { allowedHosts: flags.metricsAllowedHost }),
+  };
 }
 
 /**

@@ -16,6 +16,8 @@ describe('the dashboard API on Redis', () => {
   beforeEach(async () => {
     fixture = new RedisFixture('e2e-dashboard-api');
     app = fixture.app({ events: true });
+    // Beat entries added through the dashboard must name a task its app registers.
+    app.task('demo.add', (a: number, b: number) => a + b);
     dashboard = createDashboard(app, { sampleEvery: 60_000 });
     url = (await dashboard.listen({ port: 0 })).url;
     csrf = /name="celeriac-csrf" content="([^"]+)"/.exec(await (await fetch(url)).text())?.[1] ?? '';
@@ -93,5 +95,34 @@ describe('the dashboard API on Redis', () => {
       body: { removed: 'poll' },
     });
     await expect(post('api/beat/remove', { name: 'poll' })).resolves.toMatchObject({ status: 404 });
+  });
+
+  it('refuses entries senders refuse: an unregistered task (unless forced), a name past 200 characters', async () => {
+    const unknown = await post('api/beat/add', { name: 'poll', task: 'demo.typo', every: '30s' });
+    expect(unknown).toMatchObject({ status: 400, body: { code: 'CELERIAC_UNKNOWN_TASK' } });
+    expect(unknown.body.message).toContain('"force": true');
+    await expect(post('api/beat/add', { name: 'poll', task: 'demo.typo', every: '30s', force: true })).resolves.toEqual(
+      {
+        status: 200,
+        body: { added: 'poll' },
+      },
+    );
+    const long = await post('api/beat/add', { name: 'x'.repeat(200_000), task: 'demo.add', every: '30s' });
+    expect(long).toMatchObject({ status: 400, body: { code: 'CELERIAC_INVALID_SCHEDULE' } });
+    expect(String(long.body.message).length).toBeLessThan(500);
+  });
+
+  it('refuses a queue name senders refuse', async () => {
+    for (const [path, body] of [
+      ['api/queues/%3Cimg%3E/pause', {}],
+      ['api/queues/a%20b/purge', {}],
+      ['api/dead/requeue', { queue: '<img>', all: true }],
+      ['api/failed/retry', { queue: 'a/b', all: true }],
+    ] as const) {
+      const refused = await post(path, body);
+      expect([path, refused.status, refused.body.code]).toEqual([path, 400, 'CELERIAC_BAD_REQUEST']);
+      expect(refused.body.message).toContain('queue name');
+    }
+    await expect(app.queues.isPaused('<img>')).resolves.toBe(false);
   });
 });

@@ -3,6 +3,7 @@
  * log) behind the token it was given (from the environment, out of `ps`), stops on SIGTERM with exit
  * code 0, and refuses to listen on a non-loopback address without authentication (exit code 1).
  */
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { readLiveMessages } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
@@ -70,6 +71,38 @@ describe('celeriac dashboard', () => {
     expect(run.stderr).toContain('CELERIAC_INVALID_OPTION');
   });
 
+  it('answers the hosts of --allowed-host besides loopback names, and refuses any other', async () => {
+    const { workers } = e2e();
+    const dashboard = workers.spawn('dashboard', [
+      '-A',
+      APP,
+      '--port',
+      '0',
+      '--allowed-host',
+      'ops.example.com',
+      '--allowed-host',
+      '.corp.example',
+    ]);
+    const url = (await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address'))
+      .url as string;
+    for (const [host, status] of [
+      ['ops.example.com', 200],
+      ['ci.corp.example', 200],
+      [`localhost:${new URL(url).port}`, 200],
+      [`attacker.example:${new URL(url).port}`, 403],
+    ] as const)
+      expect([host, await statusFor(url, host)]).toEqual([host, status]);
+    dashboard.signal('SIGTERM');
+    await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses a --basic-auth password shorter than 8 characters', async () => {
+    const { fixture } = e2e();
+    const run = await runCli(['dashboard', '-A', APP, '--basic-auth', 'a:b', '--port', '0'], fixture.prefix);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('at least 8 characters');
+  });
+
   it('refuses a port beyond 65535, saying what a port may be', async () => {
     const { fixture } = e2e();
     const run = await runCli(['dashboard', '-A', APP, '--port', '70000'], fixture.prefix);
@@ -77,3 +110,16 @@ describe('celeriac dashboard', () => {
     expect(run.stderr).toContain('Expected a port from 0 to 65535');
   });
 });
+
+/** The status of `GET /api/overview` sent to `url` with `Host: host` (fetch will not send a foreign Host). */
+function statusFor(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const { port } = new URL(url);
+    request({ host: '127.0.0.1', port, path: '/api/overview', headers: { Host: host }, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    })
+      .on('error', reject)
+      .end();
+  });
+}

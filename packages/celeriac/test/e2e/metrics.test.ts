@@ -80,11 +80,14 @@ describe('metrics', () => {
     await app.close();
   });
 
-  it('refuses --metrics-host without --metrics-port, and a taken port, before it starts', async () => {
+  it('refuses --metrics-host or --metrics-allowed-host without --metrics-port, or a taken port', async () => {
     const { workers } = e2e();
     const hostOnly = workers.start(['--metrics-host', '0.0.0.0']);
     expect((await hostOnly.exited).code).toBe(1);
     expect(hostOnly.stderr.join('\n')).toContain('--metrics-host needs --metrics-port <port> too');
+    const allowedOnly = workers.start(['--metrics-allowed-host', 'metrics.example.com']);
+    expect((await allowedOnly.exited).code).toBe(1);
+    expect(allowedOnly.stderr.join('\n')).toContain('--metrics-allowed-host needs --metrics-port <port> too');
 
     const first = workers.start(['-c', '1', '--pool', 'inline', '--metrics-port', '0']);
     const port = new URL(await metricsUrl(first)).port;

@@ -24,6 +24,13 @@ describe('celeriac worker: what it tells at start', () => {
     expect(JSON.stringify(worker.lines)).not.toContain('hunter2');
   });
 
+  it('refuses a -Q queue name that senders refuse, naming it, and exits 1', async () => {
+    const { workers } = e2e();
+    const worker = workers.start(['--pool', 'inline', '-Q', 'default,<img>']);
+    expect((await worker.exited).code).toBe(1);
+    expect(worker.stderr.join('\n')).toContain('Invalid worker option queues: "<img>"');
+  });
+
   it('prints the stack of an error the app module throws while loading, and exits 2', async () => {
     const run = await runCli(['worker', '-A', THROWS_ON_LOAD], 'e2e-banner-unused');
     expect(run.code).toBe(2);

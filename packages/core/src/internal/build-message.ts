@@ -9,6 +9,7 @@ import { limitsOf } from '../flow/resolve-limits';
 import { MESSAGE_VERSION, type TaskMessage } from '../message';
 import { TRACEPARENT_FORMAT, traceparentProblem } from '../message-schema';
 import type { ApplyOptions, ResolvedAppOptions, TaskOptions } from '../options';
+import { isQueueName, QUEUE_NAME_RULE } from '../queue-name';
 import { invalid, resultTtlMilliseconds } from './resolve-options';
 
 /** Everything a message is built from. */
@@ -38,8 +39,7 @@ export function buildMessage(input: MessageInput): TaskMessage {
   if (!Number.isInteger(priority) || priority < 0 || priority > 255)
     throw invalid('priority', priority, 'an integer from 0 to 255');
   const queue = call.queue ?? task?.queue ?? app.defaultQueue;
-  if (typeof queue !== 'string' || !/^[\w.:-]+$/.test(queue))
-    throw invalid('queue', queue, 'letters, digits, and . : _ - only');
+  if (!isQueueName(queue)) throw invalid('queue', queue, QUEUE_NAME_RULE);
   const headers: unknown = call.headers ?? {};
   if (
     typeof headers !== 'object' ||

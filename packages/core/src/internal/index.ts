@@ -59,3 +59,5 @@ export {
   type RevokeReason,
 } from '../tracing/spans';
 export { formatTraceparent, parseTraceparent, TRACEPARENT_HEADER } from '../tracing/traceparent';
+export { hostAllowed, originProblem, parseAllowedHosts, type AllowedHosts } from './allowed-hosts';
+export { isQueueName, QUEUE_NAME_RULE } from '../queue-name';

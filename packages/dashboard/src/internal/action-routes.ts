@@ -6,6 +6,7 @@
  */
 import { crontab, every, type Schedule } from '@celeriac/beat';
 import type { CeleriacError, Duration, TerminateSignal } from '@celeriac/core';
+import { isQueueName, QUEUE_NAME_RULE, runtimeOf } from '@celeriac/core/internal';
 import type { DashboardApp } from '../app';
 import { HttpError, selectionOf, stringField } from './http';
 
@@ -21,12 +22,12 @@ export function actionRoutes(app: DashboardApp): Record<string, ActionRoute> {
     }),
     'api/dead/requeue': async ({ body }) => {
       const ids = selectionOf(body);
-      const queue = stringField(body.queue, 'queue');
+      const queue = queueName(body.queue);
       return { requeued: await app.broker.requeueDead(queue, ids === 'all' ? undefined : ids) };
     },
     'api/dead/discard': async ({ body }) => {
       const ids = selectionOf(body);
-      const queue = stringField(body.queue, 'queue');
+      const queue = queueName(body.queue);
       return { discarded: await app.broker.discardDead(queue, ids === 'all' ? undefined : ids) };
     },
     'api/tasks/:id/revoke': async ({ id, body }) => {
@@ -36,14 +37,14 @@ export function actionRoutes(app: DashboardApp): Record<string, ActionRoute> {
       return { revoked: id, terminate };
     },
     'api/queues/:id/pause': async ({ id }) => {
-      await app.queues.pause(stringField(id, 'queue'));
+      await app.queues.pause(queueName(id));
       return { paused: id };
     },
     'api/queues/:id/resume': async ({ id }) => {
-      await app.queues.resume(stringField(id, 'queue'));
+      await app.queues.resume(queueName(id));
       return { resumed: id };
     },
-    'api/queues/:id/purge': async ({ id }) => ({ purged: await app.queues.purge(stringField(id, 'queue')) }),
+    'api/queues/:id/purge': async ({ id }) => ({ purged: await app.queues.purge(queueName(id)) }),
     'api/workers/:id/shutdown': async ({ id }) => {
       const replies = await app.control.shutdown({ destination: stringField(id, 'worker'), timeout: '2s' });
       if (replies.length === 0)
@@ -53,11 +54,11 @@ export function actionRoutes(app: DashboardApp): Record<string, ActionRoute> {
     'api/beat/add': async ({ body }) => {
       const beat = beatOf(app);
       const name = stringField(body.name, 'name');
+      const task = stringField(body.task, 'task');
       const args = body.args ?? [];
       if (!Array.isArray(args)) throw new HttpError(400, 'CELERIAC_BAD_REQUEST', '"args" must be a JSON array.');
-      await invalidAs400(() =>
-        beat.add(name, { task: stringField(body.task, 'task'), schedule: scheduleOf(body), args: args as unknown[] }),
-      );
+      if (body.force !== true) assertRegistered(app, task);
+      await invalidAs400(() => beat.add(name, { task, schedule: scheduleOf(body), args: args as unknown[] }));
       return { added: name };
     },
     'api/beat/remove': async ({ body }) => {
@@ -70,7 +71,32 @@ export function actionRoutes(app: DashboardApp): Record<string, ActionRoute> {
 }
 
 function queueOf(body: Record<string, unknown>): { queue?: string } {
-  return body.queue === undefined ? {} : { queue: stringField(body.queue, 'queue') };
+  return body.queue === undefined ? {} : { queue: queueName(body.queue) };
+}
+
+/** A queue name as senders take it (the same rule), or a 400. */
+function queueName(value: unknown): string {
+  if (isQueueName(value)) return value;
+  throw new HttpError(
+    400,
+    'CELERIAC_BAD_REQUEST',
+    `${JSON.stringify(value ?? null)} is not a queue name: queue names take ${QUEUE_NAME_RULE}.`,
+  );
+}
+
+/**
+ * A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it, as
+ * `celeriac beat add` does.
+ */
+function assertRegistered(app: DashboardApp, task: string): void {
+  const { registry } = runtimeOf(app);
+  if (registry.get(task)) return;
+  throw new HttpError(
+    400,
+    'CELERIAC_UNKNOWN_TASK',
+    `The dashboard's app registers no task named "${task}" (it registers: ${registry.describeNames()}). Check the ` +
+      'name, or send "force": true when only the workers\' app registers it.',
+  );
 }
 
 function signalOf(value: unknown): TerminateSignal | undefined {

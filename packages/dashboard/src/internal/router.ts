@@ -1,17 +1,21 @@
 /**
- * Routes one request of the dashboard: authentication first (every route), then the page, its
- * files, the live feed (server-sent events), the read API, the actions (POST, CSRF-checked, refused
- * when read-only) and `/metrics`. Paths are taken relative to where the handler is mounted.
+ * Routes one request of the dashboard: its `Host` first, then its path, then authentication (every
+ * route), then the page, its files, the live feed (server-sent events), the read API, the actions
+ * (POST, origin- and CSRF-checked, refused when read-only) and `/metrics`. Paths are taken relative
+ * to where the handler is mounted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DashboardApp } from '../app';
 import type { RequestHandler, ResolvedDashboardOptions } from '../options';
 import { actionRoutes, type ActionRoute } from './action-routes';
-import { Guard } from './auth';
+import type { Guard } from './auth';
+import type { HostGuard } from './host-guard';
 import { HttpError, readJsonBody, secureHeaders, sendError, sendJson } from './http';
 import type { LiveFeed } from './live-feed';
+import type { LiveStreams } from './live-streams';
 import { servePage } from './page';
 import { readRoutes, type ReadRoute } from './read-routes';
+import { requestUrl } from './request-url';
 import { openLiveStream } from './sse';
 import { StaticFiles } from './static-files';
 
@@ -21,21 +25,29 @@ interface Match<R> {
   readonly id?: string;
 }
 
+/** What a dashboard's router works with, made once per dashboard. */
+export interface RouterParts {
+  readonly feed: LiveFeed;
+  readonly options: ResolvedDashboardOptions;
+  readonly streams: LiveStreams;
+  readonly hosts: HostGuard;
+  readonly guard: Guard;
+}
+
+/** The path of the sign-out action (token auth): it ends the browser's session. */
+const SIGN_OUT = 'api/session/end';
+
 /** Builds the request handler of one dashboard. */
-export function createRouter(
-  app: DashboardApp,
-  feed: LiveFeed,
-  options: ResolvedDashboardOptions,
-  streams: Set<ServerResponse>,
-): RequestHandler {
-  const guard = new Guard(options);
+export function createRouter(app: DashboardApp, parts: RouterParts): RequestHandler {
+  const { feed, options, streams, hosts, guard } = parts;
   const files = new StaticFiles();
   const reads = readRoutes(app, feed);
   const actions = actionRoutes(app);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     secureHeaders(res);
-    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+    hosts.checkHost(req);
+    const url = requestUrl(req);
     if (guard.check(req, res, url) === 'answered') return;
     const path = url.pathname.replace(/^\/+/, '');
     const method = req.method ?? 'GET';
@@ -62,6 +74,12 @@ export function createRouter(
   }
 
   async function act(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    hosts.checkOrigin(req);
+    if (path === SIGN_OUT) {
+      guard.checkAction(req);
+      guard.endSession(req, res);
+      return sendJson(res, 200, { signedOut: true });
+    }
     const action = match(actions, path);
     if (!action) throw new HttpError(404, 'CELERIAC_NOT_FOUND', `No action is served at /${path}.`);
     if (options.readOnly)

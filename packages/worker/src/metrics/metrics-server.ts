@@ -2,7 +2,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CeleriacError } from '@celeriac/core';
+import { hostAllowed, type AllowedHosts } from '@celeriac/core/internal';
 import type { Registry } from 'prom-client';
+import type { ResolvedMetricsEndpoint } from '../options';
 
 /** A listening metrics endpoint. */
 export interface MetricsServer {
@@ -21,9 +23,23 @@ export function answerScrape(registry: Registry, request: IncomingMessage, respo
   );
 }
 
-/** Answers `/metrics` with the registry's metrics, and 404 for any other path. */
-function serveRegistry(registry: Registry): (request: IncomingMessage, response: ServerResponse) => void {
+/**
+ * Answers `/metrics` with the registry's metrics, and 404 for any other path; 403 for a `Host` it
+ * does not answer (a page of another site that rebound its name to this address).
+ */
+function serveRegistry(
+  registry: Registry,
+  allowed: AllowedHosts,
+): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
+    if (!hostAllowed(request.headers.host, allowed))
+      return void response
+        .writeHead(403, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(
+          `The Host ${JSON.stringify(request.headers.host ?? '')} is not one this metrics endpoint answers. ` +
+            'Scrape it by IP address or a loopback name, or allow the name with --metrics-allowed-host ' +
+            '(metrics.allowedHosts).\n',
+        );
     const path = (request.url ?? '/').split('?')[0];
     if (path !== '/metrics') return void response.writeHead(404).end('Not found: scrape /metrics\n');
     answerScrape(registry, request, response);
@@ -31,8 +47,9 @@ function serveRegistry(registry: Registry): (request: IncomingMessage, response:
 }
 
 /** Listens on `host:port`; rejects when the port is taken or the address is not this machine's. */
-export function startMetricsServer(registry: Registry, host: string, port: number): Promise<MetricsServer> {
-  const server = createServer(serveRegistry(registry));
+export function startMetricsServer(registry: Registry, endpoint: ResolvedMetricsEndpoint): Promise<MetricsServer> {
+  const { host, port } = endpoint;
+  const server = createServer(serveRegistry(registry, endpoint.allowedHosts));
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) =>
       reject(
