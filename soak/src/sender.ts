@@ -1,7 +1,8 @@
 /**
  * The soak's sender: sends the run's tasks evenly over its span (and a probe to each worker's own
  * queue every few seconds), retries a send the broker refused (as a caller would), and awaits every
- * accepted task's result, checking its value and timing it.
+ * accepted task's result, checking its value and timing it. One task in five has a countdown of up
+ * to 3 s, so idle workers' wake-ups at due times also meet broker outages.
  */
 import { randomUUID } from 'node:crypto';
 import type { AsyncResult, Celeriac } from 'celeriac';
@@ -48,7 +49,8 @@ export class Sender {
       const a = Math.floor(this.random() * 1_000);
       const b = Math.floor(this.random() * 1_000);
       const pauseMs = Math.floor(this.random() * 20);
-      void this.send([a, b, pauseMs], a + b);
+      const countdown = this.random() < 0.2 ? Math.floor(this.random() * 3_000) : 0;
+      void this.send([a, b, pauseMs], a + b, undefined, countdown);
       if (Date.now() >= nextProbe) {
         nextProbe += PROBE_EVERY_MS;
         for (const { name } of FLEET) void this.send([0, 1, 0], 1, name);
@@ -68,7 +70,12 @@ export class Sender {
     this.stopped = true;
   }
 
-  private async send(args: [number, number, number], expected: number, probeOf?: string): Promise<void> {
+  private async send(
+    args: [number, number, number],
+    expected: number,
+    probeOf?: string,
+    countdown = 0,
+  ): Promise<void> {
     const askedAt = Date.now();
     let refusedSends = 0;
     for (;;) {
@@ -76,6 +83,7 @@ export class Sender {
       const handle: AsyncResult<number> = this.app.sendTask<number>('soak.add', [...args, taskId], {
         queue: probeOf === undefined ? 'default' : probeQueue(probeOf),
         taskId,
+        ...(countdown > 0 ? { countdown } : {}),
       });
       try {
         await handle.sent;
