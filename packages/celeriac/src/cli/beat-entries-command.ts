@@ -8,6 +8,7 @@ import { createLogger } from './logger';
 import { duration, wholeNumber } from './parse';
 import { formatTable } from './table';
 import { withApp } from './with-app';
+import { appOption } from './app-option';
 
 interface ListFlags {
   app: string;
@@ -35,7 +36,7 @@ export function listEntriesCommand(): Command {
     .description(
       'List the entries (in code and added at run time) with their last and next slots, and the leading scheduler.',
     )
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .option('--json', 'print JSON instead of a table')
     .action((flags: ListFlags) =>
       withBeatApp(flags.app, async (app) => {
@@ -61,7 +62,7 @@ export function addEntryCommand(): Command {
       'Add a runtime entry, or replace the runtime entry of that name; running schedulers pick it up at once.',
     )
     .argument('<name>', "the entry's name")
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .requiredOption('--task <name>', 'the task to send')
     .option('--cron <expression>', 'a cron expression (5 fields, or 6 with seconds first)')
     .option('--tz <zone>', 'the time zone of --cron (IANA name, default UTC)')
@@ -99,7 +100,7 @@ export function removeEntryCommand(): Command {
   return new Command('remove')
     .description('Remove a runtime entry; exits 1 when there is none of that name.')
     .argument('<name>', "the entry's name")
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .action((name: string, flags: { app: string }) =>
       withBeatApp(flags.app, async (app) => {
         if (await app.beat.remove(name)) {

@@ -21,6 +21,8 @@ const CONTROL = [
   'cancel-consumer',
   'add-consumer',
   'rate-limit',
+  'enable-events',
+  'disable-events',
 ] as const;
 type ControlWhat = (typeof CONTROL)[number];
 
@@ -42,14 +44,16 @@ export function inspectCommand(): Command {
 }
 
 /**
- * `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q` and
+ * `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q|enable-events|
+ * disable-events` and
  * `celeriac control rate-limit TASK RATE|reset` (kept in the broker: every worker, no broadcast).
  */
 export function controlCommand(): Command {
   return withTarget(new Command('control'))
     .description(
       'Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / ' +
-        'cancel-consumer QUEUE, rate-limit TASK RATE (e.g. 50/s; reset goes back to the one in code).',
+        'cancel-consumer QUEUE, rate-limit TASK RATE (e.g. 50/s; reset goes back to the one in code), ' +
+        'enable-events / disable-events (task and worker events, until the worker stops).',
     )
     .addArgument(new Argument('<command>', 'what to do').choices(CONTROL))
     .argument(
@@ -118,6 +122,10 @@ function send(
       return app.control.addConsumer(needs('a queue'), options);
     case 'cancel-consumer':
       return app.control.cancelConsumer(needs('a queue'), options);
+    case 'enable-events':
+      return app.control.enableEvents(options);
+    case 'disable-events':
+      return app.control.disableEvents(options);
     case 'rate-limit':
       throw new Error('control rate-limit is not sent to workers');
   }

@@ -3,7 +3,7 @@ import pino, { type Logger as Pino } from 'pino';
 import pretty from 'pino-pretty';
 
 /** Log levels the CLI accepts. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
 
 /** One of {@link LOG_LEVELS}. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
