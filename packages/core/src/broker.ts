@@ -242,6 +242,12 @@ export interface Broker extends Partial<ControlTransport> {
   setRateLimit?(task: string, rate: RateSetting | undefined): Promise<void>;
   /** The rate limits set at run time, by task name. */
   rateLimits?(): Promise<Record<string, RateSetting>>;
+  /**
+   * Why the broker cannot be reached now: the last failed connection attempt (e.g. `connect
+   * ECONNREFUSED 127.0.0.1:6379`), or undefined while connected or not known. What a process
+   * waiting for its broker says.
+   */
+  unreachable?(): string | undefined;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

@@ -122,11 +122,17 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
       void worker.forceClose();
     },
   );
-  await startOrExit(logger, app, 'worker', async () => {
-    assertCrossProcessBroker(app, 'worker');
-    await worker.start();
-    if (flags.beat) await startEmbeddedBeat(app, logger);
-  });
+  await startOrExit(
+    logger,
+    app,
+    'worker',
+    async () => {
+      assertCrossProcessBroker(app, 'worker');
+      await worker.start();
+      if (flags.beat) await startEmbeddedBeat(app, logger);
+    },
+    () => app.broker.unreachable?.(),
+  );
   // A `celeriac control shutdown` stops the worker from inside: then the process exits too.
   void worker.stopped.then(() => closeAndExit(logger, 'Worker', () => app.close()));
   logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);
