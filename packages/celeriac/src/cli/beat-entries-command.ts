@@ -1,7 +1,7 @@
 /** `celeriac beat list | add | remove`: the app's periodic entries, and changes to the runtime ones. */
 import { at, crontab, every, type BeatEntryInfo, type Schedule } from '@celeriac/beat';
 import { CeleriacError, type BeatTaskOptions, type CatchUpPolicy } from '@celeriac/core';
-import { runtimeOf } from '@celeriac/core/internal';
+import { unregisteredTask } from './task-names';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadBeatAppOrExit, type BeatApp } from './beat-app';
 import { createLogger } from './logger';
@@ -120,19 +120,11 @@ function withBeatApp(specifier: string, work: (app: BeatApp) => Promise<void>): 
 
 /** A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it up front. */
 function assertRegistered(app: BeatApp, flags: AddFlags): void {
-  const { registry } = runtimeOf(app);
-  if (registry.get(flags.task)) return;
-  const known = registry.names();
-  const listed =
-    known.length === 0
-      ? 'none'
-      : known.length <= 10
-        ? known.join(', ')
-        : `${known.slice(0, 10).join(', ')}, ... (${known.length} in all)`;
+  const unknown = unregisteredTask(app, flags.app, flags.task);
+  if (unknown === undefined) return;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',
-    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${listed}). Check the name, or ` +
-      `pass --force when only the workers' app registers it.`,
+    `${unknown} Check the name, or pass --force when only the workers' app registers it.`,
   );
 }
 
