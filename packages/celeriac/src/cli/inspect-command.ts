@@ -6,6 +6,7 @@ import type { ControlOptions, ControlReply, HeldTask, InspectWhat, RateLimitSpec
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Argument, Command } from 'commander';
 import { ago, answered, byHost, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
+import { statsLines } from './stats-lines';
 import { formatTable } from './table';
 
 interface TargetFlags extends OpsFlags {
@@ -147,10 +148,7 @@ function asObject(replies: ControlReply[]): Record<string, unknown> {
 function describe(what: InspectWhat, reply: ControlReply): string {
   if (!reply.ok) return `error: ${reply.error ?? 'failed'}`;
   if (what === 'registered') return (reply.value as string[]).join('\n') || '(no tasks)';
-  if (what === 'stats')
-    return Object.entries(reply.value as Record<string, unknown>)
-      .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
-      .join('\n');
+  if (what === 'stats') return statsLines(reply.value as Record<string, unknown>);
   const tasks = reply.value as HeldTask[];
   if (tasks.length === 0) return `(no ${what} tasks)`;
   const now = Date.now();
