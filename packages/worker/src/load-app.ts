@@ -23,7 +23,9 @@ export async function loadAppModule(specifier: string, cwd: string = process.cwd
   if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) await registerTypeScript(cwd, path);
   let exported: unknown;
   try {
-    exported = await import(pathToFileURL(path).href);
+    // A .json file (which require loads) needs its type said to import().
+    const attributes = path.endsWith('.json') ? { with: { type: 'json' } } : undefined;
+    exported = await import(pathToFileURL(path).href, attributes);
   } catch (error) {
     throw new CeleriacError(
       'CELERIAC_APP_MODULE',

@@ -21,8 +21,7 @@ export type TaskEventSource = TaskMessage | Pick<Delivery, 'id' | 'queue'>;
 
 /** Builds and hands over task events. */
 export class TaskEvents {
-  /** Whether events are emitted now; {@link TaskEvents.enable} changes it. */
-  enabled: boolean;
+  private on: boolean;
   private readonly pid = process.pid;
 
   /** @param enabled on or off from the start (default: as the app says) */
@@ -32,12 +31,17 @@ export class TaskEvents {
     private readonly push: (event: CeleriacEvent) => void,
     enabled: boolean = app.options.events.enabled,
   ) {
-    this.enabled = enabled;
+    this.on = enabled;
+  }
+
+  /** Whether events are emitted now; {@link TaskEvents.enable} changes it. */
+  get enabled(): boolean {
+    return this.on;
   }
 
   /** Turns events on or off from the next one. */
   enable(on: boolean): void {
-    this.enabled = on;
+    this.on = on;
   }
 
   /**
