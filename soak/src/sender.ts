@@ -70,12 +70,7 @@ export class Sender {
     this.stopped = true;
   }
 
-  private async send(
-    args: [number, number, number],
-    expected: number,
-    probeOf?: string,
-    countdown = 0,
-  ): Promise<void> {
+  private async send(args: [number, number, number], expected: number, probeOf?: string, countdown = 0): Promise<void> {
     const askedAt = Date.now();
     let refusedSends = 0;
     for (;;) {

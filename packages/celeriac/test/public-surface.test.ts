@@ -136,8 +136,15 @@ describe('the public surface', () => {
 
   it('@celeriac/worker exports the worker, its logger and the metrics handler, and keeps its machinery inside', () => {
     expect(Object.keys(worker).sort()).toEqual(['Worker', 'collectMetrics', 'metricsHandler', 'quietLogger']);
-    expect(Object.keys(workerInternal).sort()).toEqual(['loadAppModule']);
-    for (const name of ['execute', 'decideRetry', 'backoffDelay', 'resolveWorkerOptions', 'loadAppModule']) {
+    expect(Object.keys(workerInternal).sort()).toEqual(['loadAppModule', 'resolveAppModule']);
+    for (const name of [
+      'execute',
+      'decideRetry',
+      'backoffDelay',
+      'resolveWorkerOptions',
+      'loadAppModule',
+      'resolveAppModule',
+    ]) {
       expect(worker).not.toHaveProperty(name);
       expect(celeriac).not.toHaveProperty(name);
     }

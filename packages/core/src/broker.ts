@@ -248,6 +248,12 @@ export interface Broker extends Partial<ControlTransport> {
    * back within its bound; a broker whose waits cannot hang leaves it out.
    */
   reconnect?(): void;
+  /**
+   * Why the broker cannot be reached now: the last failed connection attempt (e.g. `connect
+   * ECONNREFUSED 127.0.0.1:6379`), or undefined while connected or not known. What a process
+   * waiting for its broker says.
+   */
+  unreachable?(): string | undefined;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

@@ -41,6 +41,7 @@ import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace } from './keys';
 import { RedisControl } from './redis-control';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
+import { orUnavailable } from './unavailable';
 
 /** A Broker on Redis. */
 export class RedisBroker implements Broker {
@@ -95,23 +96,25 @@ export class RedisBroker implements Broker {
   }
 
   listFailed(queue: string, options: { offset?: number; limit?: number } = {}): Promise<FailedTask[]> {
-    return this.context.failed.list(queue, options.offset ?? 0, options.limit ?? 100);
+    return this.wrap(`list the failed tasks of ${queue}`, () =>
+      this.context.failed.list(queue, options.offset ?? 0, options.limit ?? 100),
+    );
   }
 
   getFailed(queue: string, ids: readonly string[]): Promise<Array<FailedTask | undefined>> {
-    return this.context.failed.get(queue, ids);
+    return this.wrap(`read failed tasks of ${queue}`, () => this.context.failed.get(queue, ids));
   }
 
   countFailed(queue: string): Promise<number> {
-    return this.context.failed.count(queue);
+    return this.wrap(`count the failed tasks of ${queue}`, () => this.context.failed.count(queue));
   }
 
   discardFailed(queue: string, ids?: readonly string[]): Promise<number> {
-    return this.context.failed.discard(queue, ids);
+    return this.wrap(`discard failed tasks of ${queue}`, () => this.context.failed.discard(queue, ids));
   }
 
   queueNames(): Promise<string[]> {
-    return queueNames(this.context);
+    return this.wrap('list the queues', () => queueNames(this.context));
   }
 
   requeue(delivery: Delivery, options: { delay?: number; body?: string } = {}): Promise<void> {
@@ -135,23 +138,23 @@ export class RedisBroker implements Broker {
   }
 
   listDead(queue: string, options: { offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
-    return listDead(this.context, queue, options);
+    return this.wrap(`list the dead letters of ${queue}`, () => listDead(this.context, queue, options));
   }
 
   requeueDead(queue: string, ids?: readonly string[]): Promise<number> {
-    return requeueDead(this.context, queue, ids);
+    return this.wrap(`requeue dead letters of ${queue}`, () => requeueDead(this.context, queue, ids));
   }
 
   discardDead(queue: string, ids?: readonly string[]): Promise<number> {
-    return discardDead(this.context, queue, ids);
+    return this.wrap(`discard dead letters of ${queue}`, () => discardDead(this.context, queue, ids));
   }
 
   revoke(revocation: Revocation): Promise<{ removed: boolean; body?: string }> {
-    return revoke(this.context, revocation);
+    return this.wrap(`revoke task ${revocation.id}`, () => revoke(this.context, revocation));
   }
 
   listRevoked(): Promise<Revocation[]> {
-    return listRevoked(this.context);
+    return this.wrap('read the revoked tasks', () => listRevoked(this.context));
   }
 
   onRevoke(listener: (revocation: Revocation) => void): Promise<() => Promise<void>> {
@@ -167,15 +170,15 @@ export class RedisBroker implements Broker {
   }
 
   listWorkers(): Promise<WorkerInfo[]> {
-    return listWorkers(this.context);
+    return this.wrap('list the workers', () => listWorkers(this.context));
   }
 
   stats(queue: string): Promise<QueueStats> {
-    return queueStats(this.context, queue);
+    return this.wrap(`count the tasks of ${queue}`, () => queueStats(this.context, queue));
   }
 
   purge(queue: string): Promise<PurgedMessage[]> {
-    return purgeQueue(this.context, queue);
+    return this.wrap(`purge ${queue}`, () => purgeQueue(this.context, queue));
   }
 
   broadcast(request: ControlRequest, options: BroadcastOptions): Promise<ControlReply[]> {
@@ -203,11 +206,17 @@ export class RedisBroker implements Broker {
   }
 
   setRateLimit(task: string, rate: RateSetting | undefined): Promise<void> {
-    return setRateLimit(this.connection.client, this.context.keys, task, rate);
+    return this.wrap(`set the rate limit of ${task}`, () =>
+      setRateLimit(this.connection.client, this.context.keys, task, rate),
+    );
   }
 
   rateLimits(): Promise<Record<string, RateSetting>> {
-    return listRateLimits(this.connection.client, this.context.keys);
+    return this.wrap('read the rate limits', () => listRateLimits(this.connection.client, this.context.keys));
+  }
+
+  unreachable(): string | undefined {
+    return this.connection.lastError?.message;
   }
 
   reconnect(): void {
@@ -218,5 +227,10 @@ export class RedisBroker implements Broker {
     if (this.closed) return;
     this.closed = true;
     await this.connection.release();
+  }
+
+  /** Runs an operator's call (list, count, change), turning a lost connection into BrokerUnavailableError. */
+  private wrap<T>(action: string, call: () => Promise<T>): Promise<T> {
+    return orUnavailable(action, this.connection, call);
   }
 }

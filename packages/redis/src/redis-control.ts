@@ -11,7 +11,7 @@ import { KeySpace, queueKeyList } from './keys';
 import { corked } from './connection';
 import { publish } from './redis-client';
 import { runScript } from './scripts';
-import { unavailable } from './unavailable';
+import { orUnavailable, unavailable } from './unavailable';
 
 /** How long an unread reply list is kept, past the requester's own timeout. */
 const REPLY_TTL_MS = 60_000;
@@ -100,12 +100,8 @@ export class RedisControl implements ControlTransport {
   }
 
   /** Runs a Redis call, turning a lost connection into BrokerUnavailableError. */
-  private async wrap<T>(action: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      throw unavailable(error, action, this.connection);
-    }
+  private wrap<T>(action: string, call: () => Promise<T>): Promise<T> {
+    return orUnavailable(action, this.connection, call);
   }
 }
 

@@ -40,3 +40,16 @@ export function unavailable(error: unknown, action: string, connection: Connecti
     { cause: socketError ?? error },
   );
 }
+
+/** Runs `call`, throwing a lost connection as BrokerUnavailableError (see {@link unavailable}). */
+export async function orUnavailable<T>(
+  action: string,
+  connection: ConnectionFacts,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw unavailable(error, action, connection);
+  }
+}

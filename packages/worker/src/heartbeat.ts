@@ -19,7 +19,7 @@ export class Heartbeat {
     private readonly broker: Broker,
     private readonly snapshot: () => WorkerInfo,
     private readonly logger: Logger,
-    /** Appends worker events; absent when events are off. */
+    /** Appends worker events (the worker's own switch decides at each call); absent: none. */
     private readonly emit?: (events: WorkerEvent[]) => Promise<void>,
   ) {}
 

@@ -1,34 +1,31 @@
 /**
- * Loads the module named by `-A`: compiled JavaScript, or TypeScript when `tsx` is installed, and
- * finds the app it exports (`app`, the default export, or any export that is a Celeriac app).
+ * Loads the module named by `-A` with `import()`, so ES modules, CommonJS and modules with
+ * top-level `await` all load (TypeScript too, when `tsx` is installed), and finds the app it
+ * exports (`app`, the default export, or any export that is a Celeriac app).
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CeleriacError, type CeleriacCore } from '@celeriac/core';
 import { maybeRuntimeOf } from '@celeriac/core/internal';
+import { resolveAppModule, TYPESCRIPT_EXTENSIONS } from './resolve-app-module';
 
 /** An app a worker can run (the `celeriac` Celeriac class); `runtimeOf(app)` has what a worker uses. */
 export type LoadedApp = CeleriacCore;
 
-/** Extensions loaded through tsx (string checks: a regular expression costs a fork child 0.1–0.15 ms to compile). */
-const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.cts', '.mts'];
-
-/** Loads the module and returns its app; throws `CELERIAC_APP_MODULE` with what to do. */
-export function loadAppModule(specifier: string, cwd: string = process.cwd()): LoadedApp {
-  const path = resolve(cwd, specifier);
-  if (!existsSync(path)) {
-    throw new CeleriacError(
-      'CELERIAC_APP_MODULE',
-      `The app module ${path} does not exist. Pass the path of the file that creates your app, e.g. -A ` +
-        `./dist/tasks.js.`,
-    );
-  }
-  if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) registerTypeScript(cwd, path);
+/**
+ * Loads the module `specifier` names (resolved as {@link resolveAppModule} does) and returns its app.
+ * @throws CeleriacError `CELERIAC_APP_MODULE` saying what to do: not found, failed to load (the
+ * module's own error is the `cause`), or no app exported.
+ */
+export async function loadAppModule(specifier: string, cwd: string = process.cwd()): Promise<LoadedApp> {
+  const path = resolveAppModule(specifier, cwd);
+  if (TYPESCRIPT_EXTENSIONS.some((extension) => path.endsWith(extension))) await registerTypeScript(cwd, path);
   let exported: unknown;
   try {
-    // An absolute path: it loads the same from here as from the working directory.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    exported = require(path);
+    // A .json file (which require loads) needs its type said to import().
+    const attributes = path.endsWith('.json') ? { with: { type: 'json' } } : undefined;
+    exported = await import(pathToFileURL(path).href, attributes);
   } catch (error) {
     throw new CeleriacError(
       'CELERIAC_APP_MODULE',
@@ -46,22 +43,25 @@ export function loadAppModule(specifier: string, cwd: string = process.cwd()): L
   return app;
 }
 
-function registerTypeScript(cwd: string, path: string): void {
-  // Loaded only for TypeScript: a child that loads compiled JavaScript never needs node:module.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const requireHere = (require('node:module') as typeof import('node:module')).createRequire(
-    resolve(cwd, 'package.json'),
-  );
-  let api: { register(): unknown };
+/**
+ * Registers tsx's hooks: its ESM loader for `import()` (importing `tsx/esm` registers it), and its
+ * `require` hook for CommonJS TypeScript.
+ */
+async function registerTypeScript(cwd: string, path: string): Promise<void> {
+  const requireHere = createRequire(join(cwd, 'package.json'));
+  let esm: string;
+  let cjs: { register(): unknown };
   try {
-    api = requireHere('tsx/cjs/api') as { register(): unknown };
+    esm = requireHere.resolve('tsx/esm');
+    cjs = requireHere('tsx/cjs/api') as { register(): unknown };
   } catch {
     throw new CeleriacError(
       'CELERIAC_APP_MODULE',
       `${path} is TypeScript: install tsx (npm i -D tsx) to load it directly, or compile it and pass the .js file.`,
     );
   }
-  api.register();
+  cjs.register();
+  await import(pathToFileURL(esm).href);
 }
 
 function findApp(exported: unknown): LoadedApp | undefined {
@@ -73,6 +73,8 @@ function findApp(exported: unknown): LoadedApp | undefined {
     record.default,
     (record.default as Record<string, unknown> | undefined)?.app,
     ...Object.values(record),
+    // A CommonJS module's exports, when import() found no named ones.
+    ...Object.values((record.default as Record<string, unknown> | undefined) ?? {}),
   ]) {
     if (isApp(candidate)) return candidate;
   }

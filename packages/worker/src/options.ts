@@ -73,6 +73,13 @@ export interface WorkerOptions {
    * @defaultValue no metrics endpoint
    */
   metrics?: MetricsEndpointOptions;
+  /**
+   * Emits task and worker events from this worker, whatever the app's `events` says (Celery's
+   * `worker -E`); `false` keeps it quiet. `app.control.enableEvents()` and `disableEvents()` (and
+   * `celeriac control enable-events | disable-events`) switch it while the worker runs.
+   * @defaultValue the app's `events` setting
+   */
+  events?: boolean;
 }
 
 /** Where a worker serves its metrics. */
@@ -116,6 +123,7 @@ export interface ResolvedWorkerOptions {
   hostname: string;
   logger: Logger;
   metrics: ResolvedMetricsEndpoint | undefined;
+  events: boolean | undefined;
 }
 
 /** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
@@ -154,6 +162,7 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
     shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? '30s', 'shutdownTimeout'),
     hostname: options.hostname ?? `${hostname()}:${process.pid}`,
     logger: options.logger ?? quietLogger,
+    events: options.events,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * The task events a worker emits. They join the settler's next batch (the write that stores records
- * and acks), so events cost no command of their own; off when the app turned events off.
+ * and acks), so events cost no command of their own. On as the app says unless the worker was told
+ * otherwise (`worker -E`), and switched at run time by `control enable-events | disable-events`.
  */
 import type { CeleriacEvent, Delivery, TaskEvent, TaskEventFields } from '@celeriac/core';
 import { eventPayloadOf, type TaskMessage } from '@celeriac/core/internal';
@@ -20,15 +21,27 @@ export type TaskEventSource = TaskMessage | Pick<Delivery, 'id' | 'queue'>;
 
 /** Builds and hands over task events. */
 export class TaskEvents {
-  readonly enabled: boolean;
+  private on: boolean;
   private readonly pid = process.pid;
 
+  /** @param enabled on or off from the start (default: as the app says) */
   constructor(
     private readonly app: WorkerApp,
     private readonly hostname: string,
     private readonly push: (event: CeleriacEvent) => void,
+    enabled: boolean = app.options.events.enabled,
   ) {
-    this.enabled = app.options.events.enabled;
+    this.on = enabled;
+  }
+
+  /** Whether events are emitted now; {@link TaskEvents.enable} changes it. */
+  get enabled(): boolean {
+    return this.on;
+  }
+
+  /** Turns events on or off from the next one. */
+  enable(on: boolean): void {
+    this.on = on;
   }
 
   /**

@@ -27,6 +27,8 @@ export interface ControlledWorker {
   cancelQueue(queue: string): void;
   /** Starts a graceful shutdown (after the reply went out). */
   shutdown(): void;
+  /** Turns this worker's task and worker events on or off. */
+  enableEvents(on: boolean): void;
 }
 
 /** Listens for control requests while the worker runs. */
@@ -111,6 +113,13 @@ export class WorkerControl {
         else worker.cancelQueue(queue);
         this.logger.info({ queues: worker.queues() }, `Now consuming ${worker.queues().join(', ') || 'no queue'}`);
         return { queues: worker.queues() };
+      }
+      case 'enable-events':
+      case 'disable-events': {
+        const on = request.command === 'enable-events';
+        worker.enableEvents(on);
+        this.logger.info({ events: on }, `Events ${on ? 'enabled' : 'disabled'} over the control channel`);
+        return { events: on };
       }
       default:
         throw new Error(`Unknown control command ${String(request.command)}`);

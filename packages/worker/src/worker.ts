@@ -79,6 +79,7 @@ export class Worker implements Closeable {
   private metrics: TaskMetrics | undefined;
   private metricsServer: MetricsServer | undefined;
   private control: WorkerControl | undefined;
+  private events: TaskEvents | undefined;
   /** The queues consumed now (control add-consumer/cancel-consumer change them). */
   private queues: string[] = [];
   /** Tasks run at once now (control pool-grow/pool-shrink change it). */
@@ -149,7 +150,13 @@ export class Worker implements Closeable {
     }
     this.untrack = this.app.track(this);
     this.settler = new Settler(backend, broker);
-    const events = new TaskEvents(this.app, this.options.hostname, (event) => this.settler.event(event));
+    const events = new TaskEvents(
+      this.app,
+      this.options.hostname,
+      (event) => this.settler.event(event),
+      this.options.events ?? options.events.enabled,
+    );
+    this.events = events;
     this.revocations = new Revocations(broker, options.revokeTtl, (revocation) => this.terminate(revocation));
     this.leases = new LeaseKeeper({
       broker,
@@ -210,7 +217,8 @@ export class Worker implements Closeable {
         busy: this.slots.executing.size,
       }),
       this.options.logger,
-      events.enabled ? (worker: WorkerEvent[]) => this.app.emitEvents(worker) : undefined,
+      // Read at each beat: `control enable-events` turns the worker events on with the task events.
+      (worker: WorkerEvent[]) => (events.enabled ? this.app.emitEvents(worker) : Promise.resolve()),
     );
     this.heartbeat.start();
     this.control = new WorkerControl(broker, this.controlled(started), this.options.logger);
@@ -322,6 +330,7 @@ export class Worker implements Closeable {
         this.fetchLoop.wake();
       },
       shutdown: () => void this.close(),
+      enableEvents: (on) => this.events?.enable(on),
     };
   }
 

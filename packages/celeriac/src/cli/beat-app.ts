@@ -11,8 +11,8 @@ export interface BeatApp {
 }
 
 /** The app of `-A`; exits with code 2 when it cannot be loaded or has no beat. */
-export function loadBeatAppOrExit(specifier: string, logger: Logger): BeatApp {
-  const app = loadAppOrExit(specifier, logger) as unknown as Partial<BeatApp>;
+export async function loadBeatAppOrExit(specifier: string, logger: Logger): Promise<BeatApp> {
+  const app = (await loadAppOrExit(specifier, logger)) as unknown as Partial<BeatApp>;
   if (typeof app.beat?.scheduler !== 'function') {
     logger.fatal(
       { module: specifier },

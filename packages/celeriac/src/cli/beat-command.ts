@@ -6,9 +6,12 @@
 import { Command, Option } from 'commander';
 import { loadBeatAppOrExit } from './beat-app';
 import { addEntryCommand, listEntriesCommand, removeEntryCommand } from './beat-entries-command';
-import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
+import { createLogger, type LogLevel } from './logger';
+import { logLevelOption } from './log-level-option';
+import { assertCrossProcessBroker } from './cross-process-broker';
 import { duration } from './parse';
 import { closeAndExit, onStopSignals, startOrExit } from './lifecycle';
+import { appOption } from './app-option';
 
 interface BeatFlags {
   app: string;
@@ -37,21 +40,21 @@ function runCommand(): Command {
       'Fire the periodic tasks until stopped (the default: `celeriac beat -A ./dist/tasks.js`); SIGTERM/SIGINT give ' +
         'the lease up.',
     )
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app and its schedule')
+    .addOption(appOption('the module that creates and exports the app and its schedule'))
     .addOption(
       new Option('--lease <duration>', 'leader lease: a standby takes over at most this long after the leader died')
         .argParser(duration)
         .default(10_000, '10s'),
     )
     .option('--id <name>', "this scheduler's name in the lease and logs (default: host:pid:random)")
-    .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .addOption(logLevelOption())
     .option('--json-logs', 'log JSON lines instead of readable text')
     .action((flags: BeatFlags) => runBeat(flags));
 }
 
 async function runBeat(flags: BeatFlags): Promise<void> {
   const logger = createLogger({ level: flags.loglevel, json: flags.jsonLogs === true, name: 'beat' });
-  const app = loadBeatAppOrExit(flags.app, logger);
+  const app = await loadBeatAppOrExit(flags.app, logger);
   let scheduler;
   try {
     scheduler = app.beat.scheduler({ lease: flags.lease, id: flags.id, logger });
@@ -70,7 +73,10 @@ async function runBeat(flags: BeatFlags): Promise<void> {
       process.exit(0);
     },
   );
-  await startOrExit(logger, app, 'scheduler', () => scheduler.start());
+  await startOrExit(logger, app, 'scheduler', async () => {
+    assertCrossProcessBroker(app, 'beat');
+    await scheduler.start();
+  });
   const entries = app.beat.entriesInCode().length;
   logger.info(
     { scheduler: scheduler.id, state: scheduler.state, lease: flags.lease, entriesInCode: entries },

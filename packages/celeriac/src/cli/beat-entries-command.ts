@@ -1,13 +1,14 @@
 /** `celeriac beat list | add | remove`: the app's periodic entries, and changes to the runtime ones. */
 import { at, crontab, every, type BeatEntryInfo, type Schedule } from '@celeriac/beat';
 import { CeleriacError, type BeatTaskOptions, type CatchUpPolicy } from '@celeriac/core';
-import { runtimeOf } from '@celeriac/core/internal';
+import { unregisteredTask } from './task-names';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadBeatAppOrExit, type BeatApp } from './beat-app';
 import { createLogger } from './logger';
 import { duration, wholeNumber } from './parse';
 import { formatTable } from './table';
 import { withApp } from './with-app';
+import { appOption } from './app-option';
 
 interface ListFlags {
   app: string;
@@ -35,7 +36,7 @@ export function listEntriesCommand(): Command {
     .description(
       'List the entries (in code and added at run time) with their last and next slots, and the leading scheduler.',
     )
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .option('--json', 'print JSON instead of a table')
     .action((flags: ListFlags) =>
       withBeatApp(flags.app, async (app) => {
@@ -61,7 +62,7 @@ export function addEntryCommand(): Command {
       'Add a runtime entry, or replace the runtime entry of that name; running schedulers pick it up at once.',
     )
     .argument('<name>', "the entry's name")
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .requiredOption('--task <name>', 'the task to send')
     .option('--cron <expression>', 'a cron expression (5 fields, or 6 with seconds first)')
     .option('--tz <zone>', 'the time zone of --cron (IANA name, default UTC)')
@@ -99,7 +100,7 @@ export function removeEntryCommand(): Command {
   return new Command('remove')
     .description('Remove a runtime entry; exits 1 when there is none of that name.')
     .argument('<name>', "the entry's name")
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .action((name: string, flags: { app: string }) =>
       withBeatApp(flags.app, async (app) => {
         if (await app.beat.remove(name)) {
@@ -119,12 +120,11 @@ function withBeatApp(specifier: string, work: (app: BeatApp) => Promise<void>): 
 
 /** A mistyped task name would be fired for ever and dead-lettered by every worker: refuse it up front. */
 function assertRegistered(app: BeatApp, flags: AddFlags): void {
-  const { registry } = runtimeOf(app);
-  if (registry.get(flags.task)) return;
+  const unknown = unregisteredTask(app, flags.app, flags.task);
+  if (unknown === undefined) return;
   throw new CeleriacError(
     'CELERIAC_UNKNOWN_TASK',
-    `The app in ${flags.app} registers no task named "${flags.task}" (it registers: ${registry.describeNames()}). ` +
-      `Check the name, or pass --force when only the workers' app registers it.`,
+    `${unknown} Check the name, or pass --force when only the workers' app registers it.`,
   );
 }
 

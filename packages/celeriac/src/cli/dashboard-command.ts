@@ -11,6 +11,7 @@ import { createLogger } from './logger';
 import { duration, repeated, tcpPort } from './parse';
 import { redact } from './redact';
 import { withApp } from './with-app';
+import { appOption } from './app-option';
 
 interface DashboardFlags {
   app: string;
@@ -33,7 +34,7 @@ export function dashboardCommand(): Command {
       'Serve the web dashboard: workers, queues, tasks, failed tasks, dead letters and beat, live; ' +
         'with actions unless --read-only.',
     )
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .option('--port <n>', 'the TCP port (0: any free port)', tcpPort, 5555)
     .option('--host <address>', 'the address to bind (127.0.0.1: this machine only)', '127.0.0.1')
     .option(
@@ -58,9 +59,9 @@ export function dashboardCommand(): Command {
     .option('--history <duration>', 'how far back the task list and charts start', duration, 3_600_000)
     .option('--title <text>', 'the page title')
     .option('--json-logs', 'log JSON lines instead of pretty text')
-    .action((flags: DashboardFlags) => {
+    .action(async (flags: DashboardFlags) => {
       const logger = createLogger({ level: 'info', json: flags.jsonLogs === true, name: 'dashboard' });
-      const app = loadAppOrExit(flags.app, logger) as DashboardApp;
+      const app = (await loadAppOrExit(flags.app, logger)) as DashboardApp;
       return withApp(app, async () => {
         const options: DashboardOptions = {
           readOnly: flags.readOnly === true,

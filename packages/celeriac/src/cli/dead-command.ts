@@ -15,6 +15,7 @@ import {
   type RegistryFlags,
 } from './registry-command';
 import { formatTable } from './table';
+import { appOption } from './app-option';
 
 interface QueueFlags extends RegistryFlags {
   queue: string;
@@ -95,9 +96,7 @@ function deadChange(
 }
 
 function withQueueOptions(command: Command): Command {
-  return command
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
-    .option('-Q, --queue <name>', 'the queue', 'default');
+  return command.addOption(appOption()).option('-Q, --queue <name>', 'the queue', 'default');
 }
 
 /** The task a dead letter would run, or `?` when its message does not decode. */

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
 import { withApp } from './with-app';
+import { appOption } from './app-option';
 
 interface EventsFlags {
   app: string;
@@ -21,7 +22,7 @@ interface EventsFlags {
 export function eventsCommand(): Command {
   return new Command('events')
     .description('Tail the event log: every task state change and worker heartbeat, one line each.')
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .option('--since <when>', 'start this long ago (10m, 1h) or after this event id; default: from now')
     .option('--type <types>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`, eventTypes)
     .option('--task <id>', 'only the events of this task')
@@ -35,6 +36,7 @@ export function eventsCommand(): Command {
         process.once('SIGTERM', stop);
         // Reads once first, so an unreachable broker fails now with a clear message (exit 1).
         await app.events.recent({ limit: 1 });
+        if (!app.options.events.enabled) process.stderr.write(eventsOffNotice(flags.app));
         const colour = !flags.json && process.stdout.isTTY === true;
         try {
           const filter = {
@@ -55,6 +57,19 @@ export function eventsCommand(): Command {
         }
       }),
     );
+}
+
+/**
+ * What stderr says when the app leaves events off (the dashboard's overview says it too): the log
+ * stays empty unless some worker emits them anyway, and how to turn them on.
+ */
+function eventsOffNotice(module: string): string {
+  return (
+    `Events are off for this app (\`events: true\` is not set in ${module}), so workers and senders write no events ` +
+    'and nothing shows here. Turn them on with `events: true` in the app module the workers and senders load; ' +
+    `for the tasks of one worker, start it with \`celeriac worker -E\`; for live workers, without a restart, run ` +
+    `\`celeriac control enable-events -A ${module}\`.\n`
+  );
 }
 
 function eventTypes(value: string): CeleriacEventType[] {

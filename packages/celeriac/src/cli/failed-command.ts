@@ -15,6 +15,7 @@ import {
   type RegistryFlags,
 } from './registry-command';
 import { formatTable } from './table';
+import { appOption } from './app-option';
 
 interface AppFlags extends RegistryFlags {
   queue?: string;
@@ -134,7 +135,7 @@ function failedChange(
 
 function withAppOptions(command: Command): Command {
   return command
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .option('-Q, --queue <name>', 'only this queue (default: every queue)')
     .option('--json', 'print JSON');
 }

@@ -6,6 +6,7 @@ import type { ControlOptions, ControlReply, HeldTask, InspectWhat, RateLimitSpec
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Argument, Command } from 'commander';
 import { ago, answered, byHost, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
+import { statsLines } from './stats-lines';
 import { formatTable } from './table';
 
 interface TargetFlags extends OpsFlags {
@@ -21,6 +22,8 @@ const CONTROL = [
   'cancel-consumer',
   'add-consumer',
   'rate-limit',
+  'enable-events',
+  'disable-events',
 ] as const;
 type ControlWhat = (typeof CONTROL)[number];
 
@@ -42,14 +45,16 @@ export function inspectCommand(): Command {
 }
 
 /**
- * `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q` and
+ * `celeriac control ping|shutdown|pool-grow N|pool-shrink N|cancel-consumer Q|add-consumer Q|enable-events|
+ * disable-events` and
  * `celeriac control rate-limit TASK RATE|reset` (kept in the broker: every worker, no broadcast).
  */
 export function controlCommand(): Command {
   return withTarget(new Command('control'))
     .description(
       'Steer live workers: ping, shutdown (graceful), pool-grow N / pool-shrink N (concurrency), add-consumer / ' +
-        'cancel-consumer QUEUE, rate-limit TASK RATE (e.g. 50/s; reset goes back to the one in code).',
+        'cancel-consumer QUEUE, rate-limit TASK RATE (e.g. 50/s; reset goes back to the one in code), ' +
+        'enable-events / disable-events (task and worker events, until the worker stops).',
     )
     .addArgument(new Argument('<command>', 'what to do').choices(CONTROL))
     .argument(
@@ -118,6 +123,10 @@ function send(
       return app.control.addConsumer(needs('a queue'), options);
     case 'cancel-consumer':
       return app.control.cancelConsumer(needs('a queue'), options);
+    case 'enable-events':
+      return app.control.enableEvents(options);
+    case 'disable-events':
+      return app.control.disableEvents(options);
     case 'rate-limit':
       throw new Error('control rate-limit is not sent to workers');
   }
@@ -139,10 +148,7 @@ function asObject(replies: ControlReply[]): Record<string, unknown> {
 function describe(what: InspectWhat, reply: ControlReply): string {
   if (!reply.ok) return `error: ${reply.error ?? 'failed'}`;
   if (what === 'registered') return (reply.value as string[]).join('\n') || '(no tasks)';
-  if (what === 'stats')
-    return Object.entries(reply.value as Record<string, unknown>)
-      .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
-      .join('\n');
+  if (what === 'stats') return statsLines(reply.value as Record<string, unknown>);
   const tasks = reply.value as HeldTask[];
   if (tasks.length === 0) return `(no ${what} tasks)`;
   const now = Date.now();

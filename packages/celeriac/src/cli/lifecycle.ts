@@ -2,18 +2,25 @@
 import type { Logger } from 'pino';
 import { redact } from './redact';
 
-/** Runs `start`, logging every 5 s while the broker does not answer; on failure logs why and exits 1. */
+/**
+ * Runs `start`, logging every 5 s while the broker does not answer (and why, when `unreachable`
+ * knows: the last failed connection attempt); on failure logs why and exits 1.
+ */
 export async function startOrExit(
   logger: Logger,
   app: { options: { broker: unknown }; close(): Promise<void> },
   what: string,
   start: () => Promise<void>,
+  unreachable: () => string | undefined = () => undefined,
 ): Promise<void> {
   // A process waits for its broker rather than giving up (it may start before Redis); it says so.
-  const waiting = setInterval(
-    () => logger.warn({ broker: redact(app.options.broker) }, 'Still waiting for the broker to answer…'),
-    5_000,
-  );
+  const waiting = setInterval(() => {
+    const reason = unreachable();
+    logger.warn(
+      { broker: redact(app.options.broker), ...(reason === undefined ? {} : { reason }) },
+      `Still waiting for the broker to answer${reason === undefined ? '' : ` (${reason})`}…`,
+    );
+  }, 5_000);
   try {
     await start();
   } catch (error) {

@@ -2,6 +2,8 @@
 /** The `celeriac` command line. */
 import 'reflect-metadata';
 import { Command } from 'commander';
+import { appBeforeCommand } from './app-option';
+import { exitQuietlyOnClosedOutput } from './closed-output';
 import { beatCommand } from './beat-command';
 import { dashboardCommand } from './dashboard-command';
 import { deadCommand } from './dead-command';
@@ -13,7 +15,9 @@ import { eventsCommand } from './events-command';
 import { failedCommand } from './failed-command';
 import { workerCommand } from './worker-command';
 
-const program = new Command('celeriac')
+exitQuietlyOnClosedOutput();
+
+const program = appBeforeCommand(new Command('celeriac'))
   .description(
     'Distributed tasks for TypeScript: run workers and the periodic-task scheduler, inspect and steer them, tend ' +
       'queues and dead letters, and serve the web dashboard.',

@@ -6,6 +6,7 @@ import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
 import { duration } from './parse';
 import { withApp } from './with-app';
+import { appOption } from './app-option';
 
 /** Flags every operator command takes. */
 export interface OpsFlags {
@@ -17,7 +18,7 @@ export interface OpsFlags {
 /** Adds `-A`, `--json` and `--timeout` to a command. */
 export function withOpsOptions(command: Command, timeoutHelp = 'how long to wait for workers to answer'): Command {
   return command
-    .requiredOption('-A, --app <module>', 'the module that creates and exports the app')
+    .addOption(appOption())
     .option('--json', 'print JSON for scripts')
     .option('--timeout <duration>', timeoutHelp, duration, 1_000);
 }

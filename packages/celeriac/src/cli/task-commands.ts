@@ -7,6 +7,7 @@ import type { TaskRecord, TerminateSignal } from '@celeriac/core';
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command, Option } from 'commander';
 import { jsonFlag, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
+import { unregisteredTask } from './task-names';
 
 interface ResultFlags extends OpsFlags {
   wait?: boolean;
@@ -21,6 +22,7 @@ interface CallFlags extends ResultFlags {
   args?: string;
   kwargs?: string;
   options?: string;
+  force?: boolean;
 }
 
 /** `celeriac result ID`. */
@@ -68,8 +70,16 @@ export function callCommand(): Command {
     .option('--kwargs <json>', 'a JSON object passed as one more, last argument (tasks are positional)')
     .option('--options <json>', 'apply options as JSON, e.g. {"queue":"fast","countdown":"10s"}')
     .option('--wait', 'wait for the outcome and print it')
+    .option('--force', "send without the warning about a name this app does not register (the workers' app does)")
     .action((task: string, flags: CallFlags) =>
       withOpsApp(flags, 'call', async (app) => {
+        // A mistyped name would be dead-lettered by every worker: say so, and send anyway (their app may know it).
+        const unknown = flags.force ? undefined : unregisteredTask(app, flags.app, task);
+        if (unknown !== undefined)
+          console.error(
+            `warning: ${unknown} Sending it anyway: a worker that does not register it dead-letters it. Check ` +
+              "the name, or pass --force when only the workers' app registers it.",
+          );
         const args = jsonFlag(flags.args, '--args');
         if (!Array.isArray(args)) throw new Error(`--args must be a JSON array, e.g. --args '[1, 2]'.`);
         const positional: unknown[] = args;

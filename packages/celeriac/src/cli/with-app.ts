@@ -1,10 +1,14 @@
 /** Runs one short command against a loaded app: errors are printed and exit 1; the app is closed. */
 
-/** Runs `work` on `app`, prints a failure's message and Celeriac code (exit code 1), and closes the app either way. */
+/**
+ * Runs `work` on the app (once loaded), prints a failure's message and Celeriac code (exit code 1),
+ * and closes the app either way.
+ */
 export async function withApp<A extends { close(): Promise<void> }>(
-  app: A,
+  loading: A | Promise<A>,
   work: (app: A) => Promise<void>,
 ): Promise<void> {
+  const app = await loading;
   try {
     await work(app);
   } catch (error) {

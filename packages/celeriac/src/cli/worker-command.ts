@@ -8,11 +8,15 @@ import { runtimeOf } from '@celeriac/core/internal';
 import { Worker, type PoolKind, type WorkerOptions } from '@celeriac/worker';
 import type { LoadedApp } from '@celeriac/worker/internal';
 import type { Logger } from 'pino';
-import { createLogger, LOG_LEVELS, type LogLevel } from './logger';
-import { loadAppOrExit } from './load';
+import { createLogger, type LogLevel } from './logger';
+import { loadAppModuleOrExit } from './load';
+import { logLevelOption } from './log-level-option';
+import { assertCrossProcessBroker } from './cross-process-broker';
+import { startEmbeddedBeat } from './embedded-beat';
 import { duration, list, positiveInteger, repeated, tcpPort, wholeNumber } from './parse';
 import { closeAndExit, onStopSignals, startOrExit } from './lifecycle';
 import { redact } from './redact';
+import { appOption } from './app-option';
 
 interface WorkerFlags {
   app: string;
@@ -31,6 +35,8 @@ interface WorkerFlags {
   metricsPort?: number;
   metricsHost?: string;
   metricsAllowedHost?: string[];
+  events?: boolean;
+  beat?: boolean;
 }
 
 /** Adds the `worker` command to the program. */
@@ -39,10 +45,7 @@ export function workerCommand(): Command {
     .description(
       "Run tasks from the app's queues until stopped (SIGTERM/SIGINT drain gracefully; a second signal stops at once).",
     )
-    .requiredOption(
-      '-A, --app <module>',
-      'the module that creates and exports the app (compiled .js, or .ts with tsx installed)',
-    )
+    .addOption(appOption('the module that creates and exports the app (compiled .js, or .ts with tsx installed)'))
     .option(
       '-Q, --queues <names>',
       "queues to consume, in priority order, comma-separated (default: the app's default queue)",
@@ -83,19 +86,23 @@ export function workerCommand(): Command {
       'answer scrapes that name this host too (repeatable; loopback names and IP addresses always are)',
       repeated,
     )
-    .addOption(new Option('--loglevel <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .option('-E, --events', "emit task and worker events from this worker, even when the app's events are off")
+    .option('-B, --beat', 'also fire the periodic tasks, in this process (one-process setups: never on two workers)')
+    .addOption(logLevelOption())
     .option('--json-logs', 'log JSON lines instead of readable text')
     .action((flags: WorkerFlags) => runWorker(flags));
 }
 
 async function runWorker(flags: WorkerFlags): Promise<void> {
   const logger = createLogger({ level: flags.loglevel, json: flags.jsonLogs === true, name: 'worker' });
-  const app = loadAppOrExit(flags.app, logger);
+  const { app, path } = await loadAppModuleOrExit(flags.app, logger);
   const worker = new Worker(app, {
     queues: flags.queues,
     concurrency: flags.concurrency,
     pool: flags.pool,
-    appModule: flags.app,
+    // The file found: pool children load it without resolving `-A` again.
+    appModule: path,
+    ...(flags.events ? { events: true } : {}),
     maxTasksPerChild: flags.maxTasksPerChild,
     maxMemoryPerChild: flags.maxMemoryPerChild,
     prefetch: flags.prefetch,
@@ -121,7 +128,17 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
       void worker.forceClose();
     },
   );
-  await startOrExit(logger, app, 'worker', () => worker.start());
+  await startOrExit(
+    logger,
+    app,
+    'worker',
+    async () => {
+      assertCrossProcessBroker(app, 'worker');
+      await worker.start();
+      if (flags.beat) await startEmbeddedBeat(app, logger);
+    },
+    () => app.broker.unreachable?.(),
+  );
   // A `celeriac control shutdown` stops the worker from inside: then the process exits too.
   void worker.stopped.then(() => closeAndExit(logger, 'Worker', () => app.close()));
   logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);

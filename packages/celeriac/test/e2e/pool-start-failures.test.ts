@@ -68,7 +68,7 @@ describe('a process pool whose children cannot start', () => {
   });
 
   const cases = [
-    ['a missing app module', join(FIXTURES, 'no-such-module.js'), /does not exist/],
+    ['a missing app module', join(FIXTURES, 'no-such-module.js'), /was not found/],
     ['an app module that throws in the child', join(FIXTURES, 'fails-in-children.js'), /refuses to load in a pool/],
     ['an app module that exits the child', join(FIXTURES, 'exits-in-children.js'), /exited \(exit code 3\)/],
   ] as const;

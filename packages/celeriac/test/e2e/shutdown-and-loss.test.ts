@@ -159,7 +159,7 @@ describe('celeriac worker: shutdown and lost workers', () => {
   it('stops with a clear message when the app module cannot be loaded or exports no app', async () => {
     const missing = new WorkerProcess(['-A', 'does/not/exist.js'], {});
     await expect(missing.exited).resolves.toMatchObject({ code: 2 });
-    expect(missing.lines.map((line) => line.msg).join('\n')).toMatch(/does not exist/);
+    expect(missing.lines.map((line) => line.msg).join('\n')).toMatch(/was not found/);
     const noApp = new WorkerProcess(['-A', 'package.json'], {});
     await expect(noApp.exited).resolves.toMatchObject({ code: 2 });
     expect(noApp.lines.map((line) => line.msg).join('\n')).toMatch(/exports no Celeriac app/);

@@ -85,6 +85,20 @@ export class Control {
   }
 
   /**
+   * Makes workers emit task and worker events from now on (Celery's `enable_events`), for an app
+   * whose code leaves `events` off; each answers `{ events: true }`. Lasts until the worker stops
+   * or {@link Control.disableEvents}.
+   */
+  enableEvents(options: ControlOptions = {}): Promise<ControlReply[]> {
+    return this.send('enable-events', undefined, options);
+  }
+
+  /** Makes workers stop emitting events (Celery's `disable_events`); each answers `{ events: false }`. */
+  disableEvents(options: ControlOptions = {}): Promise<ControlReply[]> {
+    return this.send('disable-events', undefined, options);
+  }
+
+  /**
    * Changes the rate limit of task `name` (every key's budget, for a keyed limit) across every
    * worker, from their next reservation on: `'50/s'`, `{ limit, per, burst }`, or `null` to go back
    * to the limit the task was registered with. Kept in the broker, so it outlives this process.

@@ -15,7 +15,9 @@ export type ControlCommand =
   | 'pool-grow'
   | 'pool-shrink'
   | 'add-consumer'
-  | 'cancel-consumer';
+  | 'cancel-consumer'
+  | 'enable-events'
+  | 'disable-events';
 
 /** A request broadcast on the control channel. */
 export interface ControlRequest {

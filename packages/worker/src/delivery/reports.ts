@@ -13,3 +13,8 @@ export function rejected(run: RunContext, delivery: Delivery, message: TaskMessa
 export function brief(error: RemoteError): EventError {
   return { name: error.name, message: error.message };
 }
+
+/** An error as a log line names it, the way Celery's lines do: `Error('attempt 1 failed')`. */
+export function errorCall(error: RemoteError): string {
+  return `${error.name}('${error.message.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}')`;
+}

@@ -16,7 +16,7 @@ import {
 import type { RunContext } from '../run-context';
 import { successValue, type TaskOutcome } from '../run-task';
 import { entryFor, flowContext, record } from './records';
-import { brief, rejected } from './reports';
+import { brief, errorCall, rejected } from './reports';
 
 /** What settling a run's outcome needs to know of the run besides its message. */
 export interface RunEnd {
@@ -77,7 +77,8 @@ export async function settle(run: RunContext, delivery: Delivery, message: TaskM
       await run.broker.requeue(delivery, { delay: outcome.delay, body });
       logger.info(
         { ...fields, state: 'RETRY', delay: outcome.delay },
-        `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ${outcome.delay} ms`,
+        `Task ${message.task}[${message.id}] failed; retry ${message.retries + 1}/${maxRetries} in ` +
+          `${outcome.delay} ms: ${errorCall(outcome.error)}`,
       );
       return;
     }

@@ -4,3 +4,4 @@
  * `@celeriac/worker` (and `celeriac`).
  */
 export { loadAppModule, type LoadedApp } from '../load-app';
+export { resolveAppModule } from '../resolve-app-module';

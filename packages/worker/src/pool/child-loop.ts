@@ -164,12 +164,12 @@ function residentMemory(): number {
   return memoryBytes;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const specifier = process.env.CELERIAC_APP_MODULE;
   let app: AppRuntime;
   try {
     if (!specifier) throw new Error('CELERIAC_APP_MODULE is not set; pool children are started by a worker.');
-    app = runtimeOf(loadAppModule(specifier));
+    app = runtimeOf(await loadAppModule(specifier));
   } catch (error) {
     // Exit at once (the message has left): the app may have opened handles that would keep us alive.
     send({ v: PROTOCOL_VERSION, type: 'start-failed', error: toRemoteError(error) });
@@ -227,4 +227,4 @@ function handle(app: AppRuntime, message: unknown): void {
   }
 }
 
-main();
+void main();
