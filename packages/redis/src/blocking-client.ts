@@ -86,28 +86,29 @@ export class BlockingClient {
   }
 
   /**
-   * Runs one blocking command so that it always ends: early when `signal` aborts (CLIENT UNBLOCK, or
-   * the connection is dropped when nothing could be unblocked while the command still waits), by
-   * dropping the connection past `bound`, and at once when the connection is dropped, whatever
-   * ioredis does with the command it was given.
-   * @throws BlockingCallDropped when the connection was dropped first (also for an abort before the
-   * command was sent); the command's own error otherwise.
+   * Runs one blocking command so that it always ends: early when `signal` aborts (before the command
+   * is sent, it is not; once it waits, CLIENT UNBLOCK ends it, or the connection is dropped when
+   * nothing could be unblocked), by dropping the connection past `bound`, and at once when the
+   * connection is dropped, whatever ioredis does with the command it was given.
+   * @throws BlockingCallDropped when the connection was dropped first, or the signal aborted before
+   * the command was sent; the command's own error otherwise.
    */
   async call<T>(options: BlockingCallOptions, command: (client: RedisClient) => Promise<T>): Promise<T> {
     const { via, signal, key, bound } = options;
     let settled = false;
     const end = () =>
       void this.unblock(via).then((unblocked) => {
-        // No such call on the (slot's) master: it has not been sent yet, or waits on a master that failed over.
+        // No such call on the (slot's) master: it waits on a master that failed over.
         if (!unblocked && !settled) this.disconnect();
       });
-    signal?.addEventListener('abort', end, { once: true });
     const guard = setTimeout(() => {
       if (!settled) this.disconnect();
     }, bound);
     try {
-      await this.settle(this.ready(key));
+      // Ended while the connection is made ready: the command is not sent, the connection stays usable.
+      await this.settle(untilAborted(this.ready(key), signal));
       if (signal?.aborted) throw new BlockingCallDropped();
+      signal?.addEventListener('abort', end, { once: true });
       return await this.settle(command(this.client));
     } finally {
       settled = true;
@@ -170,6 +171,23 @@ export function duplicateFor(parent: RedisClient): RedisClient {
   return parent.duplicate(undefined, {
     enableAutoPipelining: false,
     redisOptions: { ...parent.options.redisOptions, maxRetriesPerRequest: null },
+  });
+}
+
+/** Resolves with `ready`, or earlier when `signal` aborts. */
+function untilAborted(ready: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return ready;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    ready.then(done, (error: unknown) => {
+      signal.removeEventListener('abort', done);
+      reject(error);
+    });
   });
 }
 
