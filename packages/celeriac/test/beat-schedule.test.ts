@@ -62,7 +62,12 @@ describe('app.schedule', () => {
     [
       'a zero interval',
       { schedule: every(0) },
-      /Schedule entry "nightly": every\(\) needs an interval of at least 1 ms/,
+      /Schedule entry "nightly": every\(\) needs an interval of at least 100 ms/,
+    ],
+    [
+      'an interval under 100 ms',
+      { schedule: every('1ms') },
+      /Schedule entry "nightly": every\(\) needs an interval of at least 100 ms/,
     ],
     [
       'a cron string without crontab()',

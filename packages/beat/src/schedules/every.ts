@@ -3,6 +3,9 @@ import { type Duration } from '@celeriac/core';
 import { toMilliseconds } from '@celeriac/core/internal';
 import { invalidSchedule, type Schedule, type SlotRange } from './schedule';
 
+/** The shortest interval beat fires at: every entry costs a send per slot on every tick. */
+const MIN_INTERVAL_MS = 100;
+
 /** Options of {@link every}. */
 export interface EveryOptions {
   /**
@@ -26,8 +29,10 @@ export function every(interval: Duration, options: EveryOptions = {}): Schedule 
     problem = (error as Error).message;
   }
   const anchor = options.anchor === undefined ? 0 : new Date(options.anchor).getTime();
-  if (problem === undefined && !(Number.isInteger(ms) && ms >= 1))
-    problem = `every() needs an interval of at least 1 ms in whole milliseconds, got ${JSON.stringify(interval)}.`;
+  if (problem === undefined && !(Number.isInteger(ms) && ms >= MIN_INTERVAL_MS))
+    problem =
+      `every() needs an interval of at least ${MIN_INTERVAL_MS} ms in whole milliseconds, got ` +
+      `${JSON.stringify(interval)}: a periodic task that fires more often belongs in a worker loop, not in beat.`;
   if (problem === undefined && !Number.isFinite(anchor))
     problem = `every() got an invalid anchor: ${String(options.anchor)}.`;
   return new EverySchedule(ms, anchor, problem);

@@ -97,7 +97,7 @@ describe('the dashboard API on Redis', () => {
     await expect(post('api/beat/remove', { name: 'poll' })).resolves.toMatchObject({ status: 404 });
   });
 
-  it('refuses entries senders refuse: an unregistered task (unless forced), a name past 200 characters', async () => {
+  it('refuses entries the API refuses: an unknown task (unless forced), a long name, a 1 ms interval', async () => {
     const unknown = await post('api/beat/add', { name: 'poll', task: 'demo.typo', every: '30s' });
     expect(unknown).toMatchObject({ status: 400, body: { code: 'CELERIAC_UNKNOWN_TASK' } });
     expect(unknown.body.message).toContain('"force": true');
@@ -110,6 +110,9 @@ describe('the dashboard API on Redis', () => {
     const long = await post('api/beat/add', { name: 'x'.repeat(200_000), task: 'demo.add', every: '30s' });
     expect(long).toMatchObject({ status: 400, body: { code: 'CELERIAC_INVALID_SCHEDULE' } });
     expect(String(long.body.message).length).toBeLessThan(500);
+    const often = await post('api/beat/add', { name: 'often', task: 'demo.add', every: '1ms' });
+    expect(often).toMatchObject({ status: 400, body: { code: 'CELERIAC_INVALID_SCHEDULE' } });
+    expect(often.body.message).toContain('at least 100 ms');
   });
 
   it('refuses a queue name senders refuse', async () => {
