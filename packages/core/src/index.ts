@@ -58,6 +58,7 @@ export type {
 export type { ErrorClass } from './error-types';
 export type { Control, ControlOptions, HeldTask, InspectWhat } from './control/control-api';
 export type { BackendCapabilities, BrokerCapabilities, SharedStatePart } from './capabilities';
+export type { MessageTransport, SharedStateStore } from './transport-split';
 export {
   backendSupports,
   brokerSupports,
