@@ -37,8 +37,12 @@ export interface BrokerCapabilities {
    * dead-lettered for it.
    */
   readonly deliveryCounts: 'exact' | 'redelivered';
-  /** Higher `priority` is leased first within a queue. */
-  readonly priorities: boolean;
+  /**
+   * How `priority` orders a queue. `'higher-first'`: the contract (0–255, higher leased first).
+   * `'kombu-steps'`: kombu's Redis transport (0–9 in four steps, 0 first, as Celery orders them).
+   * `'none'`: first in, first out whatever the priority.
+   */
+  readonly priorities: 'higher-first' | 'kombu-steps' | 'none';
   /** `pauseQueue`, `resumeQueue`, `pausedQueues`: a paused queue keeps accepting, no worker takes from it. */
   readonly pause: boolean;
   /**

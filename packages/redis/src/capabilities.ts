@@ -12,7 +12,7 @@ export const REDIS_BROKER_CAPABILITIES = {
   debounce: true,
   uniqueIds: true,
   deliveryCounts: 'exact',
-  priorities: true,
+  priorities: 'higher-first',
   pause: true,
   failedRegistry: true,
   remoteControl: true,

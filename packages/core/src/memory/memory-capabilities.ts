@@ -9,7 +9,7 @@ export const MEMORY_BROKER_CAPABILITIES = {
   debounce: true,
   uniqueIds: true,
   deliveryCounts: 'exact',
-  priorities: true,
+  priorities: 'higher-first',
   pause: true,
   failedRegistry: true,
   remoteControl: true,

@@ -62,9 +62,9 @@ export function runBrokerConformance(name: string, capabilities: BrokerCapabilit
     describe('revocations', () => revokeCases(open));
     area(
       'priorities',
-      priorities,
+      priorities === 'higher-first',
       () => priorityCases(open),
-      () => lack.priorityLack(open),
+      () => (priorities === 'none' ? lack.priorityLack(open) : lack.kombuPriorityLack(open)),
     );
     area(
       'caller-chosen ids',

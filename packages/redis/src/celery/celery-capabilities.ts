@@ -21,7 +21,7 @@ export const CELERY_BROKER_CAPABILITIES = {
   debounce: false,
   uniqueIds: false,
   deliveryCounts: 'redelivered',
-  priorities: true,
+  priorities: 'kombu-steps',
   pause: false,
   failedRegistry: false,
   remoteControl: true,
