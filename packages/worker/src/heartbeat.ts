@@ -39,7 +39,7 @@ export class Heartbeat {
         },
       ]);
     }
-    if (!this.broker.heartbeat && !this.emit) return;
+    if (!this.broker.capabilities.workerRecords && !this.emit) return;
     void this.beat();
     this.timer = setInterval(() => void this.beat(), INTERVAL_MS);
     this.timer.unref();
