@@ -36,21 +36,21 @@ export interface CapabilitySource {
 
 /** What the app's broker and backend can do, from their URLs (or clients, or the objects given). */
 export function resolveSupport(options: ResolvedAppOptions, source: CapabilitySource): TransportSupport {
-  const { broker, backend } = options;
   const { brokers, backends } = source.known();
+  /** From the URL or client the app connects to, or as the object given declares them. */
+  const of = <C>(
+    given: string | object,
+    what: 'broker' | 'backend',
+    fromTarget: (target: URL | TransportClient) => C,
+  ): C =>
+    typeof given === 'string'
+      ? fromTarget(parseTransportUrl(given))
+      : source.isClient(given)
+        ? fromTarget(given)
+        : declared(given as { readonly capabilities?: C }, what);
   return {
-    broker:
-      typeof broker === 'string'
-        ? source.brokerCapabilities(parseTransportUrl(broker))
-        : source.isClient(broker)
-          ? source.brokerCapabilities(broker)
-          : declared(broker, 'broker'),
-    backend:
-      typeof backend === 'string'
-        ? source.backendCapabilities(parseTransportUrl(backend))
-        : source.isClient(backend)
-          ? source.backendCapabilities(backend)
-          : declared(backend, 'backend'),
+    broker: of(options.broker, 'broker', (target) => source.brokerCapabilities(target)),
+    backend: of(options.backend, 'backend', (target) => source.backendCapabilities(target)),
     knownBrokers: brokers,
     knownBackends: backends,
   };
