@@ -9,9 +9,11 @@ import {
   CeleriacCore,
   CeleriacError,
   MemoryBeatStore,
+  type BackendCapabilities,
   type BackendSettings,
   type BeatStore,
   type Broker,
+  type BrokerCapabilities,
   type BrokerSettings,
   type Codec,
   type ResultBackend,
@@ -20,7 +22,16 @@ import {
 } from '@celeriac/core';
 import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
-import { CLUSTER_SCHEMES, isRedisClient, SENTINEL_SCHEMES, type RedisClient } from '@celeriac/redis';
+import {
+  CELERY_BACKEND_CAPABILITIES,
+  CELERY_BROKER_CAPABILITIES,
+  CLUSTER_SCHEMES,
+  isRedisClient,
+  REDIS_BACKEND_CAPABILITIES,
+  REDIS_BROKER_CAPABILITIES,
+  SENTINEL_SCHEMES,
+  type RedisClient,
+} from '@celeriac/redis';
 import type { CeleriacOptions } from './options';
 import { RedisTransports } from './transports';
 
@@ -86,6 +97,24 @@ export class Celeriac extends CeleriacCore {
       return this.redis().celeryBackend(target, settings, this.options.celery, codec);
     }
     return this.redis().backend(target, settings, codec);
+  }
+
+  protected override brokerCapabilities(target: URL | TransportClient): BrokerCapabilities {
+    if (!this.isRedis(target)) return super.brokerCapabilities(target);
+    return this.options.protocol === 'celery' ? CELERY_BROKER_CAPABILITIES : REDIS_BROKER_CAPABILITIES;
+  }
+
+  protected override backendCapabilities(target: URL | TransportClient): BackendCapabilities {
+    if (!this.isRedis(target)) return super.backendCapabilities(target);
+    return this.options.protocol === 'celery' ? CELERY_BACKEND_CAPABILITIES : REDIS_BACKEND_CAPABILITIES;
+  }
+
+  protected override knownCapabilities(): { brokers: BrokerCapabilities[]; backends: BackendCapabilities[] } {
+    const { brokers, backends } = super.knownCapabilities();
+    return {
+      brokers: [REDIS_BROKER_CAPABILITIES, ...brokers, CELERY_BROKER_CAPABILITIES],
+      backends: [REDIS_BACKEND_CAPABILITIES, ...backends, CELERY_BACKEND_CAPABILITIES],
+    };
   }
 
   protected override isTransportClient(target: object): boolean {

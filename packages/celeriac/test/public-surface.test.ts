@@ -38,6 +38,8 @@ const CORE_VALUES = [
   'MemoryBackend',
   'MemoryBeatStore',
   'MemoryBroker',
+  'MEMORY_BACKEND_CAPABILITIES',
+  'MEMORY_BROKER_CAPABILITIES',
   'RecordsRefusedError',
   'SerializationError',
   'Signature',
@@ -48,11 +50,14 @@ const CORE_VALUES = [
   'TimeoutError',
   'UnknownTaskError',
   'WorkerLostError',
+  'backendSupports',
+  'brokerSupports',
   'chain',
   'chord',
   'currentTask',
   'group',
   'maybeCurrentTask',
+  'missingMethods',
   'task',
 ];
 
@@ -95,6 +100,7 @@ type CoreMembers =
   | 'events'
   | 'failed'
   | 'closed'
+  | 'capabilities'
   | 'close';
 
 describe('the public surface', () => {

@@ -27,6 +27,9 @@ import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } f
 import { Signature, type SignatureData } from './signature';
 import { createTaskHandle, type TaskFunction, type TaskHandle } from './task';
 import { checkFlowOptions } from './flow/resolve-limits';
+import type { BackendCapabilities, BrokerCapabilities } from './capabilities';
+import { MEMORY_BACKEND_CAPABILITIES, MEMORY_BROKER_CAPABILITIES } from './memory/memory-capabilities';
+import { checkAppSupport, checkTaskSupport } from './internal/transport-support';
 
 /** The Celeriac app without transports beyond `memory://`; use `Celeriac` from the `celeriac` package. */
 export class CeleriacCore {
@@ -42,8 +45,18 @@ export class CeleriacCore {
       isClient: (target): target is TransportClient => this.isTransportClient(target),
       createBroker: (target, settings) => this.createBroker(target, settings),
       createBackend: (target, settings, codec) => this.createBackend(target, settings, codec),
+      brokerCapabilities: (target) => this.brokerCapabilities(target),
+      backendCapabilities: (target) => this.backendCapabilities(target),
+      known: () => this.knownCapabilities(),
     });
     attachRuntime(this, this.#runtime);
+    checkAppSupport(this.#runtime.support, options);
+  }
+
+  /** What the app's broker and backend can do (see docs/architecture.md), known without connecting. */
+  get capabilities(): { readonly broker: BrokerCapabilities; readonly backend: BackendCapabilities } {
+    const { broker, backend } = this.#runtime.support;
+    return { broker, backend };
   }
 
   /** The options after defaults. */
@@ -68,7 +81,10 @@ export class CeleriacCore {
 
   /** Asks live workers what they hold and steers them: `inspect`, `ping`, `shutdown`, pool and consumer changes. */
   get control(): Control {
-    this.#control ??= new Control(() => this.#runtime.broker);
+    this.#control ??= new Control(
+      () => this.#runtime.broker,
+      () => this.#runtime.support,
+    );
     return this.#control;
   }
 
@@ -77,6 +93,7 @@ export class CeleriacCore {
     this.#queues ??= new Queues(
       () => this.#runtime.broker,
       (queue) => this.purge(queue),
+      () => this.#runtime.support,
     );
     return this.#queues;
   }
@@ -118,6 +135,7 @@ export class CeleriacCore {
       throw new CeleriacError('CELERIAC_INVALID_OPTION', `Task "${name}" needs a function as its second argument.`);
     }
     checkFlowOptions(name, options);
+    checkTaskSupport(this.#runtime.support, name, options);
     this.#runtime.registry.add({
       name,
       fn: fn as unknown as (...args: unknown[]) => unknown,
@@ -216,6 +234,26 @@ export class CeleriacCore {
     if (target instanceof URL && target.protocol === 'memory:')
       return new MemoryBackend(codec, settings.eventsMaxLength);
     throw unsupportedTarget(target, 'backend', this.supportedSchemes());
+  }
+
+  /**
+   * What the broker {@link CeleriacCore.createBroker} makes for `target` can do, known without
+   * connecting; subclasses answer for the schemes they add. Called while the app is constructed.
+   */
+  protected brokerCapabilities(target: URL | TransportClient): BrokerCapabilities {
+    if (target instanceof URL && target.protocol === 'memory:') return MEMORY_BROKER_CAPABILITIES;
+    throw unsupportedTarget(target, 'broker', this.supportedSchemes());
+  }
+
+  /** What the backend {@link CeleriacCore.createBackend} makes for `target` can do. */
+  protected backendCapabilities(target: URL | TransportClient): BackendCapabilities {
+    if (target instanceof URL && target.protocol === 'memory:') return MEMORY_BACKEND_CAPABILITIES;
+    throw unsupportedTarget(target, 'backend', this.supportedSchemes());
+  }
+
+  /** Every broker and backend this app can make, for errors naming the transports that have a feature. */
+  protected knownCapabilities(): { brokers: BrokerCapabilities[]; backends: BackendCapabilities[] } {
+    return { brokers: [MEMORY_BROKER_CAPABILITIES], backends: [MEMORY_BACKEND_CAPABILITIES] };
   }
 
   /**

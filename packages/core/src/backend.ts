@@ -3,6 +3,7 @@
  * and how callers learn, without polling, that a task finished.
  */
 import type { ReplicationSettings } from './broker';
+import type { BackendCapabilities } from './capabilities';
 import type { RemoteError } from './errors';
 import type { EventLog } from './events/event-log';
 import type { CeleriacEvent } from './events/event-types';
@@ -93,6 +94,8 @@ export interface BackendSettings {
  * backend; `@celeriac/core/testing` holds a conformance suite.
  */
 export interface ResultBackend {
+  /** What this backend can do; each flag set promises the members it stands for. */
+  readonly capabilities: BackendCapabilities;
   /**
    * Stores records in order. Ready states (SUCCESS, FAILURE, REVOKED) wake waiters. A record the
    * store refuses (a TTL it cannot keep, a value that does not encode) fails alone: the others are

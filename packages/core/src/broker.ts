@@ -10,6 +10,7 @@
  *                                             └ lease lapsed ─────┤
  *                                               (deliveries++)    └── deadLetter ──► dead
  */
+import type { BrokerCapabilities } from './capabilities';
 import type { ControlTransport } from './control/control-types';
 import type { RemoteError } from './errors';
 import type { RateSetting } from './flow/message-limits';
@@ -131,9 +132,13 @@ export interface ReplicationSettings {
 
 /**
  * Moves messages between the places of the diagram above. Implementations: the memory broker
- * (`memory://`, one process) and the Redis broker. `@celeriac/core/testing` holds a conformance suite.
+ * (`memory://`, one process), the Redis broker and the Celery broker. `@celeriac/core/testing` holds
+ * a conformance suite. The optional members are what some transports implement: callers branch on
+ * {@link Broker.capabilities} (see `brokerSupports`), never on whether a member exists.
  */
 export interface Broker extends Partial<ControlTransport> {
+  /** What this broker can do; each flag set promises the members it stands for. */
+  readonly capabilities: BrokerCapabilities;
   /**
    * Stores envelopes (ready or delayed by `eta`), in order; idempotent ones are skipped when their id is still waiting
    * or running.

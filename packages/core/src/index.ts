@@ -57,6 +57,17 @@ export type {
 } from './broker';
 export type { ErrorClass } from './error-types';
 export type { Control, ControlOptions, HeldTask, InspectWhat } from './control/control-api';
+export type { BackendCapabilities, BrokerCapabilities, SharedStatePart } from './capabilities';
+export type { MessageTransport, SharedStateStore } from './transport-split';
+export {
+  backendSupports,
+  brokerSupports,
+  missingMethods,
+  type BackendFlag,
+  type BackendWith,
+  type BrokerFlag,
+  type BrokerWith,
+} from './supports';
 export type { Queues, QueueInfo } from './control/queues-api';
 export type {
   BroadcastOptions,
@@ -126,6 +137,7 @@ export type { Logger, LogLevel } from './logger';
 export { MemoryBackend } from './memory/memory-backend';
 export { MemoryBeatStore, type MemoryBeatStoreOptions } from './memory/memory-beat-store';
 export { MemoryBroker } from './memory/memory-broker';
+export { MEMORY_BACKEND_CAPABILITIES, MEMORY_BROKER_CAPABILITIES } from './memory/memory-capabilities';
 export { MAX_RESULT_TTL_MS } from './result-ttl-limit';
 export type { TransportClient } from './transport-client';
 export type { Envelope } from './message';

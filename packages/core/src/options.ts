@@ -1,6 +1,9 @@
 /**
  * Typed options of the app, of tasks and of calls, with their defaults in one place.
  */
+import type { Durability } from './capabilities';
+
+export type { Durability };
 import type { CallOptions } from './call-options';
 import type { Composable } from './canvas/composable';
 import type { ResultBackend } from './backend';
@@ -106,9 +109,6 @@ export interface CeleriacOptions {
    */
   replicationTimeout?: Duration;
 }
-
-/** How far a write must have gone before it counts as done (see {@link CeleriacOptions.durability}). */
-export type Durability = 'async' | 'replicated';
 
 /** Options of the event log. */
 export interface EventOptions {

@@ -4,6 +4,8 @@
  */
 export { RedisBackend } from './redis-backend';
 export { RedisBroker } from './redis-broker';
+export { REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES } from './capabilities';
+export { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES } from './celery/celery-capabilities';
 export { RedisBeatStore } from './redis-beat-store';
 export { corked, RedisConnection, type RedisConnectionOptions } from './connection';
 export { redactUrl } from './redact-url';

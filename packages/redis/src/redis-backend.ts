@@ -15,6 +15,7 @@ import {
   type GroupProgress,
   type ManyWaitOptions,
   type ResultBackend,
+  type BackendCapabilities,
   type StoreEntry,
   type TaskRecord,
   type WaitOptions,
@@ -33,11 +34,13 @@ import { groupBySlot } from './key-slot';
 import { isCluster, publish } from './redis-client';
 import { isNoPermission, noPermission } from './no-permission';
 import { runScript } from './scripts';
+import { REDIS_BACKEND_CAPABILITIES } from './capabilities';
 import { storeCalls, type RecordSet } from './store-records';
 import { unavailable } from './unavailable';
 
 /** A ResultBackend on Redis. */
 export class RedisBackend implements ResultBackend {
+  readonly capabilities: BackendCapabilities = REDIS_BACKEND_CAPABILITIES;
   private readonly keys: KeySpace;
   private readonly waits = new PendingWaits();
   /** Waits for many tasks at once (groups). */

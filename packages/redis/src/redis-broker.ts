@@ -7,6 +7,7 @@
 import type {
   BroadcastOptions,
   Broker,
+  BrokerCapabilities,
   BrokerSettings,
   ControlHandler,
   ControlReply,
@@ -39,12 +40,14 @@ import { forgetWorker, listWorkers, writeHeartbeat } from './broker/worker-regis
 import type { RedisConnection } from './connection';
 import { RedisFailedRegistry } from './failed-registry';
 import { KeySpace } from './keys';
+import { REDIS_BROKER_CAPABILITIES } from './capabilities';
 import { RedisControl } from './redis-control';
 import { listRateLimits, setRateLimit } from './redis-rate-limits';
 import { orUnavailable } from './unavailable';
 
 /** A Broker on Redis. */
 export class RedisBroker implements Broker {
+  readonly capabilities: BrokerCapabilities = REDIS_BROKER_CAPABILITIES;
   private readonly context: BrokerContext;
   private readonly control: RedisControl;
   private readonly publisher: Publisher;

@@ -1,5 +1,11 @@
 import { runBackendConformance, runBrokerConformance } from '@celeriac/core/testing';
-import { RedisBackend, RedisBroker, RedisConnection } from '@celeriac/redis';
+import {
+  REDIS_BACKEND_CAPABILITIES,
+  REDIS_BROKER_CAPABILITIES,
+  RedisBackend,
+  RedisBroker,
+  RedisConnection,
+} from '@celeriac/redis';
 import { adminClient, deleteKeysUnder, REDIS_URL } from '@celeriac/test-support';
 
 /** Deletes only the keys under one test's prefix. */
@@ -9,7 +15,7 @@ async function deletePrefix(prefix: string): Promise<void> {
   await admin.quit();
 }
 
-runBrokerConformance('redis', async (settings) => {
+runBrokerConformance('redis', REDIS_BROKER_CAPABILITIES, async (settings) => {
   const broker = new RedisBroker(new RedisConnection(REDIS_URL), settings);
   const peer = new RedisBroker(new RedisConnection(REDIS_URL), settings);
   return {
@@ -22,7 +28,7 @@ runBrokerConformance('redis', async (settings) => {
   };
 });
 
-runBackendConformance('redis', async ({ settings, codec }) => {
+runBackendConformance('redis', REDIS_BACKEND_CAPABILITIES, async ({ settings, codec }) => {
   const backend = new RedisBackend(new RedisConnection(REDIS_URL), settings, codec);
   const peer = new RedisBackend(
     new RedisConnection(REDIS_URL),

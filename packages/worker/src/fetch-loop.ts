@@ -5,7 +5,7 @@
  * bounded (bounded-call.ts): one that does not come back is logged, the broker's waiting connections
  * are rebuilt, and the loop goes on, so a worker never stops taking tasks for a call that hangs.
  */
-import type { Broker, Delivery } from '@celeriac/core';
+import { brokerSupports, type Broker, type Delivery } from '@celeriac/core';
 import { toRemoteError } from '@celeriac/core/internal';
 import { boundedCall, StuckCall } from './bounded-call';
 import type { Logger } from './logger';
@@ -88,7 +88,9 @@ export class FetchLoop {
         // After a short batch from a single queue, that queue is empty: wait for work right away
         // (the wait reserves the moment it ends) instead of asking again first.
         const skipAsking: boolean =
-          (drained || broker.drained?.(queues) === true) && queues.length === 1 && broker.waitAndReserve !== undefined;
+          (drained || (brokerSupports(broker, 'drainedHint') && broker.drained(queues))) &&
+          queues.length === 1 &&
+          broker.capabilities.waitAndReserve;
         let deliveries: Delivery[] =
           skipAsking || queues.length === 0 ? [] : await this.bounded('reserve', broker.reserve(queues, room));
         if (deliveries.length === 0) {
@@ -107,7 +109,7 @@ export class FetchLoop {
           try {
             if (changes !== this.changes) deliveries = [];
             else if (queues.length === 0) await aborted(wait);
-            else if (broker.waitAndReserve) {
+            else if (brokerSupports(broker, 'waitAndReserve')) {
               deliveries = await this.bounded('wait for work', broker.waitAndReserve(queues, room, wait));
             } else
               await this.bounded(
@@ -156,7 +158,7 @@ export class FetchLoop {
   /** A call that did not come back: said, with what waits in the queues, and the broker's waits rebuilt. */
   private stuck(error: StuckCall, queues: readonly string[]): void {
     const { broker, logger } = this.options;
-    broker.reconnect?.();
+    if (brokerSupports(broker, 'reconnect')) broker.reconnect();
     const report = (ready?: number) =>
       logger.error(
         { call: error.what, elapsedMs: error.elapsed, queues, ...(ready === undefined ? {} : { ready }) },

@@ -4,7 +4,7 @@
  * With events on, it also emits `worker-online`, a `worker-heartbeat` each beat, and `worker-offline`.
  */
 import { loadavg } from 'node:os';
-import { type Broker, type WorkerEvent, type WorkerInfo } from '@celeriac/core';
+import { brokerSupports, type Broker, type WorkerEvent, type WorkerInfo } from '@celeriac/core';
 import { toRemoteError } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
@@ -39,7 +39,7 @@ export class Heartbeat {
         },
       ]);
     }
-    if (!this.broker.heartbeat && !this.emit) return;
+    if (!this.broker.capabilities.workerRecords && !this.emit) return;
     void this.beat();
     this.timer = setInterval(() => void this.beat(), INTERVAL_MS);
     this.timer.unref();
@@ -61,7 +61,7 @@ export class Heartbeat {
         },
       ]);
     }
-    await this.broker.forgetWorker?.(hostname).catch(() => undefined);
+    if (brokerSupports(this.broker, 'workerRecords')) await this.broker.forgetWorker(hostname).catch(() => undefined);
   }
 
   private async beat(): Promise<void> {
@@ -79,7 +79,7 @@ export class Heartbeat {
       },
     ]);
     try {
-      await this.broker.heartbeat?.(info, INTERVAL_MS * 3);
+      if (brokerSupports(this.broker, 'workerRecords')) await this.broker.heartbeat(info, INTERVAL_MS * 3);
     } catch (error) {
       this.logger.warn({ error: toRemoteError(error) }, 'Heartbeat failed; will retry');
     }

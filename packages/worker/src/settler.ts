@@ -9,6 +9,7 @@
  * milliseconds: a task that ends sooner never needs it, which halves the writes of short tasks.
  */
 import {
+  brokerSupports,
   RecordsRefusedError,
   type Broker,
   type CeleriacEvent,
@@ -157,9 +158,10 @@ export class Settler {
       try {
         let refused: RecordsRefusedError | undefined;
         let toAck = acks;
-        if (failures.size > 0 && this.broker.keepFailed) {
+        const broker = this.broker;
+        if (failures.size > 0 && brokerSupports(broker, 'failedRegistry')) {
           // Registry entries first: a caller woken by a FAILURE record finds the task there.
-          await this.broker.keepFailed(
+          await broker.keepFailed(
             acks.filter((delivery) => failures.has(delivery.id)),
             failures,
           );

@@ -43,7 +43,7 @@ export class WorkerControl {
 
   /** Subscribes, when the broker has a control channel. */
   async start(): Promise<void> {
-    if (!this.broker.onControl) return;
+    if (!this.broker.capabilities.remoteControl) return;
     this.unsubscribe = await controlOf(this.broker).onControl((request) => this.answer(request));
   }
 

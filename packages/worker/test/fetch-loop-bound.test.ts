@@ -1,4 +1,4 @@
-import type { Broker, Delivery, Logger } from '@celeriac/core';
+import { MEMORY_BROKER_CAPABILITIES, type Broker, type Delivery, type Logger } from '@celeriac/core';
 import { FetchLoop } from '../src/fetch-loop';
 import { WorkerSlots } from '../src/worker-slots';
 
@@ -9,6 +9,7 @@ function hangingBroker() {
   let releaseHung!: (deliveries: Delivery[]) => void;
   const calls = { reconnects: 0, requeued: [] as string[] };
   const broker = {
+    capabilities: { ...MEMORY_BROKER_CAPABILITIES, waitAndReserve: true, reconnect: true },
     reserve: () => Promise.resolve([]),
     waitForWork: () => Promise.resolve(),
     waitAndReserve: (_queues: string[], _count: number, signal: AbortSignal) => {

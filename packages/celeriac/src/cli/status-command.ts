@@ -1,5 +1,6 @@
 /** `celeriac status`: the live workers (each answers a stats request) and every queue's counts. */
 import { Command } from 'commander';
+import { brokerSupports } from '@celeriac/core';
 import { ago, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
 import { formatQueueTable } from './queue-table';
 import { formatTable } from './table';
@@ -28,7 +29,7 @@ export function statusCommand(): Command {
         const queues = await app.queues.list();
         const [replies, beats] = await Promise.all([
           app.control.inspect('stats', { timeout: flags.timeout }),
-          app.broker.listWorkers?.() ?? [],
+          brokerSupports(app.broker, 'workerRecords') ? app.broker.listWorkers() : [],
         ]);
         const lastBeat = new Map(beats.map((beat) => [beat.hostname, beat.heartbeat]));
         const now = Date.now();

@@ -5,6 +5,7 @@
  */
 import type { AsyncResult, GetOptions, ParentResult, ResultSource, RevokeOptions } from '../async-result';
 import type { ResultBackend, TaskRecord } from '../backend';
+import { backendSupports } from '../supports';
 import { toMilliseconds } from '../duration';
 import { CeleriacError, TimeoutError } from '../errors';
 import { setLongTimeout } from '../internal/long-timeout';
@@ -93,8 +94,8 @@ export class GroupResult<T extends readonly unknown[] = unknown[]> implements Pr
   get(options: GetOptions & { propagate: false }): Promise<Array<T[number] | CeleriacError>>;
   async get(options: GetOptions = {}): Promise<unknown> {
     const { backend } = this.source;
-    const waitForMany = backend.waitForMany?.bind(backend);
-    if (this.sentHere && waitForMany) return this.getTogether(options, waitForMany);
+    if (this.sentHere && backendSupports(backend, 'waitForMany'))
+      return this.getTogether(options, backend.waitForMany.bind(backend));
     // Every member waits from now, so one timeout bounds the whole group.
     return Promise.all(this.results.map((result) => result.get(options as GetOptions & { propagate: false })));
   }

@@ -9,7 +9,9 @@ import { CeleriacError } from '../errors';
 import type { RateLimitOptions, RateLimitSpec } from '../flow/flow-options';
 import type { RateSetting } from '../flow/message-limits';
 import { parseRate } from '../flow/resolve-limits';
-import type { ControlCommand, ControlReply, ControlTransport } from './control-types';
+import { brokerSupports, type BrokerWith } from '../supports';
+import { brokerWith, type TransportSupport } from '../internal/transport-support';
+import type { ControlCommand, ControlReply } from './control-types';
 
 /** What `inspect` can ask a worker. */
 export type InspectWhat = 'active' | 'reserved' | 'scheduled' | 'registered' | 'stats';
@@ -43,7 +45,10 @@ const DEFAULT_TIMEOUT_MS = 1_000;
 
 /** Broadcast requests to workers; reached as `app.control`. */
 export class Control {
-  constructor(private readonly broker: () => Broker) {}
+  constructor(
+    private readonly broker: () => Broker,
+    private readonly support: () => TransportSupport,
+  ) {}
 
   /** Every worker answers `{ pong: true }`. */
   ping(options: ControlOptions = {}): Promise<ControlReply[]> {
@@ -112,12 +117,17 @@ export class Control {
         'Name the task, e.g. app.control.rateLimit("api.call", "50/s").',
       );
     const setting = rate === null ? undefined : parseRate(rate, 'rate limit', `task ${name}`);
-    await rateLimitsOf(this.broker()).setRateLimit(name, setting);
+    await this.flowControl('app.control.rateLimit').setRateLimit(name, setting);
   }
 
   /** The rate limits changed at run time (see {@link Control.rateLimit}), by task name. */
   rateLimits(): Promise<Record<string, RateSetting>> {
-    return rateLimitsOf(this.broker()).rateLimits();
+    return this.flowControl('app.control.rateLimits').rateLimits();
+  }
+
+  /** The broker, when it enforces flow control; else `CELERIAC_UNSUPPORTED_BY_TRANSPORT` naming `option`. */
+  private flowControl(option: string): BrokerWith<'flowControl'> {
+    return brokerWith(this.support(), this.broker(), 'flowControl', option);
   }
 
   /** Sends one request and collects the replies. */
@@ -144,27 +154,16 @@ export class Control {
   }
 }
 
-/** The broker's control seam, or an error saying this broker has none. */
-export function controlOf(broker: Broker): ControlTransport {
-  const { broadcast, onControl, pauseQueue, resumeQueue, pausedQueues, listQueues } = broker;
-  if (!broadcast || !onControl || !pauseQueue || !resumeQueue || !pausedQueues || !listQueues) {
+/** The broker's control channel, or an error saying this broker declares none. */
+export function controlOf(broker: Broker): BrokerWith<'remoteControl'> {
+  if (!brokerSupports(broker, 'remoteControl')) {
     throw new CeleriacError(
       'CELERIAC_INVALID_STATE',
-      'This broker has no control channel; use the memory or Redis broker for inspect, control and queue pause.',
+      `${broker.capabilities.transport} has no control channel; use the memory or Redis broker for inspect ` +
+        'and control.',
     );
   }
-  return broker as ControlTransport;
-}
-
-/** The broker's rate-limit seam, or an error saying this broker has none. */
-function rateLimitsOf(broker: Broker): Required<Pick<Broker, 'setRateLimit' | 'rateLimits'>> {
-  if (!broker.setRateLimit || !broker.rateLimits) {
-    throw new CeleriacError(
-      'CELERIAC_INVALID_STATE',
-      'This broker has no flow control; use the memory or Redis broker for rate limits.',
-    );
-  }
-  return broker as Required<Pick<Broker, 'setRateLimit' | 'rateLimits'>>;
+  return broker;
 }
 
 function positive(n: number): number {

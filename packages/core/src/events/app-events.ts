@@ -3,6 +3,7 @@
  * point in the past or from now; `recent()` returns the last events that match a filter.
  */
 import type { ResultBackend } from '../backend';
+import { backendSupports } from '../supports';
 import { toMilliseconds, type Duration } from '../duration';
 import { CeleriacError } from '../errors';
 import type { EventLog } from './event-log';
@@ -89,13 +90,13 @@ export class AppEvents {
   }
 
   private log(): EventLog {
-    const log = this.backend().events;
-    if (!log)
+    const backend = this.backend();
+    if (!backendSupports(backend, 'events'))
       throw new CeleriacError(
         'CELERIAC_NO_EVENT_LOG',
-        'This result backend keeps no event log. Use the Redis or memory backend, which do.',
+        `${backend.capabilities.transport} keeps no event log. Use the Redis or memory backend, which do.`,
       );
-    return log;
+    return backend.events;
   }
 
   private async cursorOf(log: EventLog, since: EventStreamOptions['since']): Promise<string> {

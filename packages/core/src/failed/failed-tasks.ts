@@ -5,6 +5,7 @@
  */
 import type { ResultBackend } from '../backend';
 import type { Broker, FailedTask } from '../broker';
+import { brokerSupports, type BrokerWith } from '../supports';
 import { CeleriacError } from '../errors';
 import type { TaskMessage } from '../message';
 
@@ -20,7 +21,7 @@ export interface FailedSource {
 /** Which failed tasks: these ids (or `'all'`), in one queue or, without `queue`, in every queue. */
 export type FailedSelection = string | readonly string[];
 
-type RegistryBroker = Broker & Required<Pick<Broker, 'listFailed' | 'getFailed' | 'discardFailed' | 'queueNames'>>;
+type RegistryBroker = BrokerWith<'failedRegistry'>;
 
 /** The failed-task registry of an app. */
 export class FailedTasks {
@@ -117,12 +118,12 @@ export class FailedTasks {
 
   private broker(): RegistryBroker {
     const { broker } = this.source();
-    if (!broker.listFailed || !broker.getFailed || !broker.discardFailed || !broker.queueNames) {
+    if (!brokerSupports(broker, 'failedRegistry')) {
       throw new CeleriacError(
         'CELERIAC_NO_FAILED_REGISTRY',
-        'This broker keeps no failed-task registry. Use the Redis or memory broker, which do.',
+        `${broker.capabilities.transport} keeps no failed-task registry. Use the Redis or memory broker, which do.`,
       );
     }
-    return broker as RegistryBroker;
+    return broker;
   }
 }

@@ -28,6 +28,8 @@ import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
 import type { Span } from '@opentelemetry/api';
 import { endWhenSettled, failSpan, startSendSpan, traceRemoved } from '../tracing/spans';
 import { Publisher } from './publisher';
+import { backendSupports } from '../supports';
+import { resolveSupport, type CapabilitySource, type TransportSupport } from './transport-support';
 import { resultTtlMilliseconds } from './resolve-options';
 import { buildRevocation } from './revocation';
 import { parseTransportUrl } from './transport-url';
@@ -37,11 +39,9 @@ import { randomUUID } from 'node:crypto';
 const RECORD_CHUNK = 1_000;
 
 /** Makes the connections of an app: the URL schemes it knows and a broker and backend per URL. */
-export interface Transports {
+export interface Transports extends CapabilitySource {
   /** The URL schemes these transports connect to, e.g. `['memory:', 'redis:']`. */
   schemes(): string[];
-  /** True for a client object these transports connect through (not a ready Broker or ResultBackend). */
-  isClient(target: object): target is TransportClient;
   createBroker(target: URL | TransportClient, settings: BrokerSettings): Broker;
   createBackend(target: URL | TransportClient, settings: BackendSettings, codec: Codec): ResultBackend;
 }
@@ -55,6 +55,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   private clientIdValue: string | undefined;
   private brokerInstance: Broker | undefined;
   private backendInstance: ResultBackend | undefined;
+  private supportValue: TransportSupport | undefined;
   // Not `this.broker`: close() flushes pending publishes after the app is marked closed.
   private readonly publisher = new Publisher(
     () => this.connectBroker(),
@@ -82,6 +83,12 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   get clientId(): string {
     this.clientIdValue ??= randomUUID();
     return this.clientIdValue;
+  }
+
+  /** What the app's broker and backend can do, known without connecting to them. */
+  get support(): TransportSupport {
+    this.supportValue ??= resolveSupport(this.options, this.transports);
+    return this.supportValue;
   }
 
   /** The broker, connected on first use. */
@@ -203,7 +210,8 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     try {
       // Closing flushes the last publishes: their events go to the backend if it is still open.
       const backend = this.closed ? this.backendInstance : this.backend;
-      return backend?.events?.append(events).catch(() => undefined) ?? Promise.resolve();
+      if (!backend || !backendSupports(backend, 'events')) return Promise.resolve();
+      return backend.events.append(events).catch(() => undefined);
     } catch {
       return Promise.resolve(); // closing
     }

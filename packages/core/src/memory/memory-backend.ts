@@ -2,6 +2,8 @@
  * The memory result backend: records kept in this process, expired lazily by TTL, with waiters woken
  * by events. Records are stored encoded, as a remote backend would, so values are copies.
  */
+import type { BackendCapabilities } from '../capabilities';
+import { MEMORY_BACKEND_CAPABILITIES } from './memory-capabilities';
 import { EventEmitter } from 'node:events';
 import type { ChangeSubscription, GroupProgress, ResultBackend, StoreEntry, TaskRecord, WaitOptions } from '../backend';
 import type { Codec } from '../codec';
@@ -20,6 +22,7 @@ interface Stored {
 
 /** A ResultBackend kept in this process's memory. */
 export class MemoryBackend implements ResultBackend {
+  readonly capabilities: BackendCapabilities = MEMORY_BACKEND_CAPABILITIES;
   private readonly records = new Map<string, Stored>();
   private readonly groups = new Map<string, { members: Set<number>; expiresAt: number }>();
   private readonly changes = new EventEmitter().setMaxListeners(0);

@@ -21,6 +21,8 @@ import type {
 import type { BroadcastOptions, ControlHandler, ControlReply, ControlRequest } from '../control/control-types';
 import type { RateSetting } from '../flow/message-limits';
 import type { Envelope } from '../message';
+import type { BrokerCapabilities } from '../capabilities';
+import { MEMORY_BROKER_CAPABILITIES } from './memory-capabilities';
 import { MemoryControl } from './memory-control';
 import { MemoryFailedRegistry } from './memory-failed-registry';
 import { MemoryLeases } from './memory-leases';
@@ -32,6 +34,7 @@ import { MemoryWorkerRegistry } from './memory-worker-registry';
 
 /** A Broker kept in this process's memory. */
 export class MemoryBroker implements Broker {
+  readonly capabilities: BrokerCapabilities = MEMORY_BROKER_CAPABILITIES;
   private readonly queues = new MemoryQueues(() => this.wakeUps.wakeDue());
   private readonly wakeUps = new MemoryWakeUps(this.queues);
   private readonly leases: MemoryLeases;

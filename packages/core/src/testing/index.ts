@@ -4,7 +4,7 @@
  * suites against every implementation:
  *
  * ```ts
- * runBrokerConformance('memory', async (settings) => {
+ * runBrokerConformance('memory', MEMORY_BROKER_CAPABILITIES, async (settings) => {
  *   const broker = new MemoryBroker(settings);
  *   return { broker, cleanup: () => broker.close() };
  * });
@@ -13,12 +13,7 @@
 export { runBackendConformance } from './backend-conformance';
 export { runBeatStoreConformance } from './beat-store-conformance';
 export type { BeatStoreFactory, BeatStoreFixture } from './beat-store/harness';
-export type {
-  BackendConformanceContext,
-  BackendConformanceOptions,
-  BackendFactory,
-  BackendFixture,
-} from './backend/harness';
+export type { BackendConformanceContext, BackendFactory, BackendFixture } from './backend/harness';
 export { conformanceBrokerSettings, runBrokerConformance } from './broker-conformance';
 export type { BrokerFactory, BrokerFixture } from './broker/harness';
 export { deferred, settledWithin, untilPast, withDeadline, type Deferred } from './wait';

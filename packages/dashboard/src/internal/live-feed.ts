@@ -9,7 +9,14 @@
  * States: idle → running (on the first request or `listen`) → closed. A failing read (Redis away)
  * is retried after a pause while running; `close` aborts the read and the timer.
  */
-import type { CeleriacCore, QueueInfo, StoredEvent } from '@celeriac/core';
+import {
+  brokerSupports,
+  type Broker,
+  type CeleriacCore,
+  type QueueInfo,
+  type StoredEvent,
+  type WorkerInfo,
+} from '@celeriac/core';
 import type { ResolvedDashboardOptions } from '../options';
 import { History } from './history';
 import { TaskIndex } from './task-index';
@@ -84,7 +91,7 @@ export class LiveFeed {
     this.start();
     const now = Date.now();
     try {
-      const [queues, live] = await Promise.all([this.app.queues.list(), this.app.broker.listWorkers?.() ?? []]);
+      const [queues, live] = await Promise.all([this.app.queues.list(), workersOf(this.app.broker)]);
       this.history.sample(queues, now);
       this.last = {
         workers: this.workers.list(live, now),
@@ -175,4 +182,9 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     });
   });
+}
+
+/** The live workers, from a broker that keeps worker records (none from one that does not). */
+function workersOf(broker: Broker): Promise<WorkerInfo[]> {
+  return brokerSupports(broker, 'workerRecords') ? broker.listWorkers() : Promise.resolve([]);
 }

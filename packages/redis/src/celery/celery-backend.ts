@@ -15,6 +15,7 @@ import {
   type Codec,
   type GroupProgress,
   type ResultBackend,
+  type BackendCapabilities,
   type StoreEntry,
   type TaskRecord,
   type WaitOptions,
@@ -27,12 +28,14 @@ import { singleNode } from '../redis-client';
 import { unavailable } from '../unavailable';
 import { countChordParts, type EndedPart } from './celery-chord';
 import { CeleryEventLog } from './celery-event-log';
+import { CELERY_BACKEND_CAPABILITIES } from './celery-capabilities';
 import { resultKey } from './celery-keys';
 import { fromCeleryMeta, toCeleryMeta } from './celery-result';
 import type { CeleryWorkflow } from './celery-workflow';
 
 /** A ResultBackend in Celery's Redis result format. */
 export class CeleryBackend implements ResultBackend {
+  readonly capabilities: BackendCapabilities = CELERY_BACKEND_CAPABILITIES;
   private readonly inner: RedisBackend;
   private readonly client: Redis;
   /** Celeriac's event log, each event also sent on Celery's `celeryev` exchange. */

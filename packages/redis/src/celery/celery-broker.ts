@@ -12,6 +12,7 @@
  */
 import {
   type Broker,
+  type BrokerCapabilities,
   type BrokerSettings,
   type Codec,
   type DeadLetter,
@@ -32,6 +33,7 @@ import { runScript } from '../scripts';
 import { unavailable } from '../unavailable';
 import { acknowledge, epochSeconds, putBack, rescore, restoreLapsed, type HeldMessage } from './ack-emulation';
 import { CeleriacChannels } from './celeriac-channels';
+import { CELERY_BROKER_CAPABILITIES } from './celery-capabilities';
 import { PIDBOX_EXCHANGE } from './celery-pidbox';
 import { fanoutChannel } from './kombu-fanout';
 import { CeleryDeadLetters } from './celery-dead-letters';
@@ -55,6 +57,7 @@ const MAX_BLOCK_SECONDS = 10;
 
 /** A Broker that speaks Celery protocol v2 on kombu's Redis transport. */
 export class CeleryBroker extends CeleriacChannels implements Broker {
+  readonly capabilities: BrokerCapabilities = CELERY_BROKER_CAPABILITIES;
   /** Kombu's keys have no hash tags: Celery's protocol runs on one Redis node (or Sentinel). */
   private readonly client: Redis;
   private readonly keys: CeleryKeys;

@@ -6,7 +6,7 @@
  * own endpoint (`metrics` worker option, `celeriac worker --metrics-port`); see docs/observability.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CeleriacCore, StoredEvent } from '@celeriac/core';
+import { brokerSupports, type CeleriacCore, type StoredEvent } from '@celeriac/core';
 import { eventIdBefore, runtimeOf } from '@celeriac/core/internal';
 import type { Gauge, Registry } from 'prom-client';
 import { createEventMetrics } from './event-metrics';
@@ -102,7 +102,9 @@ function registerAppGauges(prom: Prom, registry: Registry, app: CeleriacCore): v
     registers: [registry],
   }).set(app.options.events.enabled ? 1 : 0);
   registerQueueGauges(prom, registry, () => app.queues.list());
-  const workers = onePerScrape(() => app.broker.listWorkers?.() ?? Promise.resolve([]));
+  const workers = onePerScrape(() =>
+    brokerSupports(app.broker, 'workerRecords') ? app.broker.listWorkers() : Promise.resolve([]),
+  );
   for (const [name, help, sum] of [
     ['workers_online', 'Workers whose heartbeat is live', () => 1],
     ['workers_concurrency', 'Slots of the workers online (tasks they run at once)', (w) => w.concurrency],

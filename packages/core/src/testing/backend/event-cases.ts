@@ -1,4 +1,5 @@
 /** Backend conformance: the event log (events stored with records, read back, tailed). */
+import { CeleriacCore } from '../../app';
 import type { CeleriacEvent } from '../../events/event-types';
 import { taskRecord, type OpenBackend } from './harness';
 
@@ -10,7 +11,8 @@ function sent(taskId: string): CeleriacEvent {
 export function eventCases(open: OpenBackend): void {
   it('stores events with records, in order, and reads them back with growing ids', async () => {
     const { backend, writer } = await open();
-    if (!backend.events || !writer.events) return;
+    if (!backend.events || !writer.events)
+      throw new Error('the event cases run only on a backend that declares events');
     expect(await backend.events.lastId()).toBe('0-0');
     await writer.store([{ record: taskRecord('a', 'SUCCESS'), ttl: 60_000 }], [sent('a'), sent('b')]);
     await writer.events.append([sent('c')]);
@@ -32,7 +34,8 @@ export function eventCases(open: OpenBackend): void {
 
   it('a blocked read wakes when an event is appended, and ends empty when its signal aborts', async () => {
     const { backend, writer } = await open();
-    if (!backend.events || !writer.events) return;
+    if (!backend.events || !writer.events)
+      throw new Error('the event cases run only on a backend that declares events');
     const after = await backend.events.lastId();
     const reading = backend.events.read(after, { count: 10, block: 30_000 });
     // The read is blocked (or about to be); the append wakes it wherever it is.
@@ -46,5 +49,15 @@ export function eventCases(open: OpenBackend): void {
     });
     controller.abort();
     expect(await aborted).toEqual([]);
+  });
+}
+
+/** Without `events`: the app says there is no event log to read. */
+export function eventLack(open: OpenBackend): void {
+  it('has no event log, and app.events says so', async () => {
+    const { backend } = await open();
+    expect(backend.events).toBeUndefined();
+    const app = new CeleriacCore({ broker: 'memory://', backend });
+    await expect(app.events.recent({ limit: 1 })).rejects.toMatchObject({ code: 'CELERIAC_NO_EVENT_LOG' });
   });
 }

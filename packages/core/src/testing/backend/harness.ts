@@ -25,15 +25,6 @@ export interface BackendConformanceContext {
 /** Creates a backend for one test; key everything under `settings.prefix`. */
 export type BackendFactory = (context: BackendConformanceContext) => Promise<BackendFixture>;
 
-/** Options of the backend suite. */
-export interface BackendConformanceOptions {
-  /**
-   * Whether the backend implements the optional `onChange`; when false the suite checks it is absent.
-   * @defaultValue `true`
-   */
-  readonly onChange?: boolean;
-}
-
 /** A fixture as the cases see it: `writer` is the peer when there is one, else the backend itself. */
 export interface OpenedBackend extends BackendFixture {
   readonly writer: ResultBackend;

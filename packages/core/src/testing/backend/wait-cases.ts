@@ -1,10 +1,9 @@
-/** Backend conformance: waiting for ready states (without polling) and change listeners. */
-import type { StoreEntry, TaskRecord } from '../../backend';
+/** Backend conformance: waiting for ready states, without polling. */
 import { deferred } from '../wait';
-import { entry, taskRecord, type BackendConformanceOptions, type OpenBackend } from './harness';
+import { entry, taskRecord, type OpenBackend } from './harness';
 
-/** Defines the waitFor and onChange cases. */
-export function waitCases(open: OpenBackend, options: BackendConformanceOptions): void {
+/** Defines the waitFor cases. */
+export function waitCases(open: OpenBackend): void {
   it.each(['SUCCESS', 'FAILURE', 'REVOKED'])(
     'waitFor resolves with the record when %s is stored later',
     async (state) => {
@@ -97,51 +96,5 @@ export function waitCases(open: OpenBackend, options: BackendConformanceOptions)
     ]);
     await writer.store([entry(taskRecord('y', 'REVOKED'))]);
     await expect(y).resolves.toMatchObject({ id: 'y', state: 'REVOKED' });
-  });
-
-  if (options.onChange === false) {
-    it('declares no onChange', async () => {
-      const { backend } = await open();
-      expect(backend.onChange).toBeUndefined();
-    });
-    return;
-  }
-
-  it('onChange reports each stored state change of an id in order (several in a store too) until ended', async () => {
-    const { backend, writer: peer, context } = await open();
-    // The records name this client as the sender (replyTo), as a worker does for the tasks a client sent.
-    const writer = {
-      store: (entries: StoreEntry[]) =>
-        peer.store(entries.map((item) => ({ ...item, replyTo: context.settings.clientId }))),
-    };
-    expect(typeof backend.onChange).toBe('function');
-    const seenByA: TaskRecord[] = [];
-    const seenByB: TaskRecord[] = [];
-    const aSawThree = deferred();
-    const bSawFour = deferred();
-    const unsubscribeA = backend.onChange!('t', (record) => {
-      seenByA.push(record);
-      if (seenByA.length === 3) aSawThree.resolve();
-    });
-    const unsubscribeB = backend.onChange!('t', (record) => {
-      seenByB.push(record);
-      if (seenByB.length === 4) bSawFour.resolve();
-    });
-    await Promise.all([unsubscribeA.ready, unsubscribeB.ready]);
-    await writer.store([entry(taskRecord('other', 'SUCCESS'))]);
-    await writer.store([entry(taskRecord('t', 'STARTED')), entry(taskRecord('t', 'PROGRESS', { meta: { done: 1 } }))]);
-    await writer.store([entry(taskRecord('t', 'PROGRESS', { meta: { done: 2 } }))]);
-    await aSawThree.promise;
-    unsubscribeA();
-    await writer.store([entry(taskRecord('t', 'SUCCESS', { result: 3 }))]);
-    await bSawFour.promise;
-    unsubscribeB();
-    expect(seenByA.map((record) => [record.state, record.meta])).toEqual([
-      ['STARTED', undefined],
-      ['PROGRESS', { done: 1 }],
-      ['PROGRESS', { done: 2 }],
-    ]);
-    expect(seenByB.map((record) => record.state)).toEqual(['STARTED', 'PROGRESS', 'PROGRESS', 'SUCCESS']);
-    expect(seenByB[3]).toMatchObject({ id: 't', result: 3 });
   });
 }

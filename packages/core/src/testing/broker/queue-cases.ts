@@ -1,4 +1,4 @@
-/** Broker conformance: publishing, idempotency, reservation order, delays, stats, purge and ack. */
+/** Broker conformance: publishing, reservation, delays, stats, purge and ack. */
 import { untilPast } from '../wait';
 import { envelope, ids, OTHER_QUEUE, publishAndReserve, QUEUE, type OpenBroker } from './harness';
 
@@ -16,44 +16,6 @@ export function queueCases(open: OpenBroker): void {
     const outcomes = await broker.publish([envelope('a'), envelope('b'), envelope('c', { queue: OTHER_QUEUE })]);
     expect(outcomes).toEqual(['published', 'published', 'published']);
     expect(ids(await broker.reserve([QUEUE, OTHER_QUEUE], 10))).toEqual(['a', 'b', 'c']);
-  });
-
-  it('skips an idempotent envelope whose id is waiting, delayed or running; accepts it again once acked', async () => {
-    const { broker } = await open();
-    const later = Date.now() + 60_000;
-    expect(await broker.publish([envelope('a', { idempotent: true }), envelope('a', { idempotent: true })])).toEqual([
-      'published',
-      'duplicate',
-    ]);
-    expect(
-      await broker.publish([
-        envelope('d', { idempotent: true, eta: later }),
-        envelope('d', { idempotent: true, eta: later }),
-      ]),
-    ).toEqual(['published', 'duplicate']);
-    const [delivery] = await broker.reserve([QUEUE], 1);
-    expect(await broker.publish([envelope('a', { idempotent: true, body: 'second' })])).toEqual(['duplicate']);
-    await broker.ack([delivery!]);
-    expect(await broker.publish([envelope('a', { idempotent: true, body: 'third' })])).toEqual(['published']);
-    expect(await broker.reserve([QUEUE], 10)).toEqual([{ id: 'a', queue: QUEUE, body: 'third', deliveries: 1 }]);
-    expect((await broker.stats(QUEUE)).delayed).toBe(1);
-  });
-
-  it('reserves earlier queues first, then higher priority, then first in first out', async () => {
-    const { broker } = await open();
-    await broker.publish([
-      envelope('other-low', { queue: OTHER_QUEUE, priority: 0 }),
-      envelope('low-1', { priority: 1 }),
-      envelope('high-1', { priority: 9 }),
-      envelope('low-2', { priority: 1 }),
-      envelope('other-high', { queue: OTHER_QUEUE, priority: 255 }),
-      envelope('high-2', { priority: 9 }),
-      envelope('zero', { priority: 0 }),
-    ]);
-    const first = await broker.reserve([QUEUE, OTHER_QUEUE], 3);
-    expect(ids(first)).toEqual(['high-1', 'high-2', 'low-1']);
-    const rest = await broker.reserve([QUEUE, OTHER_QUEUE], 10);
-    expect(ids(rest)).toEqual(['low-2', 'zero', 'other-high', 'other-low']);
   });
 
   it('reserves at most count messages, and returns [] at once when nothing is ready', async () => {

@@ -1,0 +1,38 @@
+/** What the memory broker and backend (`memory://`, one process) declare they can do. */
+import type { BackendCapabilities, BrokerCapabilities } from '../capabilities';
+
+/** The memory broker: every feature, in one process; there are no replicas to wait for. */
+export const MEMORY_BROKER_CAPABILITIES = {
+  transport: 'memory://',
+  flowControl: true,
+  unique: true,
+  debounce: true,
+  uniqueIds: true,
+  deliveryCounts: 'exact',
+  priorities: 'higher-first',
+  pause: true,
+  failedRegistry: true,
+  remoteControl: true,
+  workerRecords: true,
+  waitAndReserve: false,
+  drainedHint: false,
+  reconnect: false,
+  durability: ['async'],
+  sharedState: [
+    'revocations',
+    'flow-counters',
+    'failed-registry',
+    'worker-records',
+    'control-replies',
+    'paused-queues',
+  ],
+} as const satisfies BrokerCapabilities;
+
+/** The memory backend: records, group counters, the event log and change notices, in one process. */
+export const MEMORY_BACKEND_CAPABILITIES = {
+  transport: 'memory://',
+  events: true,
+  waitForMany: false,
+  changes: true,
+  durability: ['async'],
+} as const satisfies BackendCapabilities;
