@@ -150,6 +150,14 @@ describe('the packed tarball, installed as docs/getting-started.md says', () => 
     }
   });
 
+  it('passes `npm publish --dry-run`: the registry would get celeriac and its bundle', async () => {
+    const { stdout } = await run('npm', ['publish', '--dry-run', '--json', tarball], { cwd: work });
+    const published = (JSON.parse(stdout) as Record<string, { name: string; version: string; bundled: string[] }>)
+      .celeriac;
+    expect(published).toMatchObject({ name: 'celeriac', version: VERSION });
+    expect([...(published?.bundled ?? [])].sort()).toEqual(BUNDLED);
+  });
+
   it('serves `celeriac` and `celeriac/testing` to require and import, and refuses other paths', () => {
     const { dir } = project('commonjs');
     const resolveIn = (specifier: string): string => {
