@@ -31,6 +31,7 @@ const shared = {
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
     '^@celeriac/dashboard$': '<rootDir>/packages/dashboard/src/index.ts',
     '^celeriac$': '<rootDir>/packages/celeriac/src/index.ts',
+    '^celeriac/testing$': '<rootDir>/packages/celeriac/src/testing.ts',
     '^@celeriac/test-support$': '<rootDir>/packages/test-support/src/index.ts',
   },
   // Fails a test that leaves a worker or an app connection open.

@@ -1,7 +1,8 @@
 /**
  * The built packages as the workspace lays them out (`npm test` builds first): what each
- * package.json promises, and what loading `celeriac` loads. test/e2e/install.test.ts installs the
- * packed tarballs into a project of its own.
+ * package.json promises, and what loading `celeriac` loads. Only `celeriac` is published; the
+ * others are private and bundled inside its tarball (scripts/pack.mjs). test/e2e/install.test.ts
+ * installs the packed tarball into a project of its own.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,24 +12,32 @@ const ROOT = resolve(__dirname, '../../..');
 
 interface Manifest {
   name: string;
+  private?: boolean;
   main: string;
   types: string;
   files: string[];
   exports: Record<string, string | { types: string; default: string }>;
 }
 
-const PUBLISHED = ['core', 'redis', 'worker', 'beat', 'celeriac'].map((dir) => ({
+const PUBLISHED = ['core', 'redis', 'worker', 'beat', 'dashboard', 'celeriac'].map((dir) => ({
   dir: join(ROOT, 'packages', dir),
   manifest: JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as Manifest,
 }));
 
 /** The subpaths a package may export beyond `.` and `./package.json`. */
 const SUBPATHS: Record<string, string[]> = {
+  celeriac: ['./testing'],
   '@celeriac/core': ['./testing', './internal'],
   '@celeriac/worker': ['./internal'],
 };
 
 describe('the built packages', () => {
+  it('publish `celeriac` only: every package it is built from is private, bundled at pack time', () => {
+    expect(PUBLISHED.filter(({ manifest }) => manifest.private !== true).map(({ manifest }) => manifest.name)).toEqual([
+      'celeriac',
+    ]);
+  });
+
   it.each(PUBLISHED.map(({ manifest, dir }) => [manifest.name, manifest, dir] as const))(
     '%s exports its entry points with their types first, from dist/, and ships dist/ only',
     (name, manifest, dir) => {
@@ -43,7 +52,7 @@ describe('the built packages', () => {
       expect(existsSync(join(dir, manifest.main))).toBe(true);
       expect(existsSync(join(dir, manifest.types))).toBe(true);
       expect(
-        manifest.files.filter((file) => !['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts'].includes(file)),
+        manifest.files.filter((file) => !['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts', 'ui'].includes(file)),
       ).toEqual([]);
     },
   );

@@ -13,7 +13,10 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
   const e2e = useE2e('e2e-npx');
 
   it('links a committed bin file, so `npm ci` links it before the build; without the build it says to run it', () => {
-    const { bin } = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { bin: { celeriac: string } };
+    const { bin, version } = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as {
+      bin: { celeriac: string };
+      version: string;
+    };
     // `npm ci` skips a bin whose file is missing, and dist/ exists only after `npm run build`.
     expect(bin.celeriac).toBe('bin/celeriac.js');
     expect(execFileSync('git', ['ls-files', bin.celeriac], { cwd: PACKAGE, encoding: 'utf8' }).trim()).toBe(
@@ -25,7 +28,7 @@ describe('npx celeriac, as the README and docs/cli.md run it', () => {
         env: { ...process.env, npm_config_yes: 'false' },
         encoding: 'utf8',
       }).trim(),
-    ).toBe('0.1.0');
+    ).toBe(version);
 
     const unbuilt = mkdtempSync(join(tmpdir(), 'celeriac-unbuilt-'));
     try {
