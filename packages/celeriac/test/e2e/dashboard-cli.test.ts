@@ -43,6 +43,15 @@ describe('celeriac dashboard', () => {
     await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
   });
 
+  it('stops on SIGTERM with exit code 0 while its Redis does not answer', async () => {
+    const { workers } = e2e();
+    // Nothing listens on port 1: every read of the live feed waits for a broker that never comes.
+    const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0'], { REDIS_URL: 'redis://127.0.0.1:1/0' });
+    await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address');
+    dashboard.signal('SIGTERM');
+    await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+  });
+
   it("counts the tasks a worker ran in /metrics, from the app's event log", async () => {
     const { fixture, workers } = e2e();
     const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0']);
