@@ -33,6 +33,17 @@ function useHash() {
   return hash;
 }
 
+/**
+ * Whether the page is live: connected to the dashboard, and the dashboard able to read the broker
+ * (an overview that carries an error says it cannot: "disconnected", with the reason on hover).
+ */
+function LiveState({ connected, error }) {
+  const state = !connected ? 'reconnecting…' : error === undefined ? 'live' : 'disconnected';
+  return html`<span class=${`live ${state === 'live' ? 'on' : 'off'}`} data-test="live" title=${error ?? ''}>
+    ${state}
+  </span>`;
+}
+
 /** The live feed: the latest overview, a counter of event bursts, and whether it is connected. */
 function useLiveFeed() {
   const [overview, setOverview] = useState(undefined);
@@ -102,9 +113,7 @@ function App() {
       <nav>
         ${PAGES.map(([href, label]) => html`<a href=${href} class=${section === href ? 'current' : ''}>${label}</a>`)}
       </nav>
-      <span class=${`live ${feed.connected ? 'on' : 'off'}`} data-test="live">
-        ${feed.connected ? 'live' : 'reconnecting…'}
-      </span>
+      <${LiveState} connected=${feed.connected} error=${feed.overview?.error} />
       ${readOnly ? html`<span class="badge read-only">read-only</span>` : null}
     </header>
     <${Notices} />

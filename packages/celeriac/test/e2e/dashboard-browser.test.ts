@@ -3,7 +3,7 @@
  * the overview shows the worker and the counts, a failed task is opened and retried from its page
  * until it succeeds, a queue paused from the page holds a task until it is resumed there, and a
  * workflow (a chain with a chord) is drawn whole from any of its tasks, its states updated live; a
- * read-only dashboard shows no button.
+ * read-only dashboard shows no button; the header says whether the dashboard can read its broker.
  * Every wait is on a condition of the page or of the app, never a fixed sleep.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -142,6 +142,22 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('header .read-only');
     await expect(page.locator('main button').count()).resolves.toBe(0);
   }, 90_000);
+
+  it('says "live" while it reads its broker, and "disconnected" with the reason while it cannot', async () => {
+    const { fixture } = e2e();
+    dashboard = createDashboard(fixture.app());
+    const { url } = await dashboard.listen({ port: 0 });
+    // Nothing listens on port 1: every read fails once its bounded retries are spent.
+    readOnly = createDashboard(fixture.app({ broker: 'redis://127.0.0.1:1/0' }), { readOnly: true });
+    const { url: unreachableUrl } = await readOnly.listen({ port: 0 });
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    await page.goto(url);
+    await waitForText(page, 'header [data-test=live]', 'live');
+    await page.goto(unreachableUrl);
+    await waitForText(page, 'header [data-test=live]', 'disconnected');
+    await expect(page.locator('header [data-test=live]').getAttribute('title')).resolves.toMatch(/ECONNREFUSED/);
+  }, 60_000);
 });
 
 /** Writes the page's figures to the file DASHBOARD_FIGURES names, for bench/README.md. */
