@@ -74,15 +74,17 @@ export function dashboardCommand(): Command {
           ...(flags.allowedHost !== undefined ? { allowedHosts: flags.allowedHost } : {}),
         };
         const dashboard = createDashboard(app, options);
+        // Listened for before the address is logged: a signal sent as soon as that line is read stops it cleanly.
+        const stopped = new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
         const { url } = await dashboard.listen({ port: flags.port, host: flags.host, insecure: flags.insecure });
         logger.info(
           { url, broker: redact(app.options.broker), readOnly: options.readOnly, auth: authKind(options) },
           `Dashboard at ${url}`,
         );
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
+        await stopped;
         await dashboard.close();
       });
     });
