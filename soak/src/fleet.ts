@@ -40,8 +40,6 @@ export interface WorkerRecord {
   killed: number;
   /** Exits nobody asked for: a worker that died by itself. */
   died: Array<{ code: number | null; signal: string | null }>;
-  /** When it last (re)started (epoch ms). */
-  startedAt: number;
   /** Largest resident memory of the worker process seen (bytes), and of it with its pool children. */
   maxRss: number;
   maxRssWithChildren: number;
@@ -71,7 +69,6 @@ export class Fleet {
         starts: 0,
         killed: 0,
         died: [],
-        startedAt: 0,
         maxRss: 0,
         maxRssWithChildren: 0,
       });
@@ -143,7 +140,7 @@ export class Fleet {
       [CLI, 'worker', '--json-logs', '-A', APP, '-Q', `default,${probeQueue(spec.name)}`, ...spec.args],
       { cwd: ROOT, env: { ...process.env, ...this.env, SOAK_WORKER: spec.name }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    // Whatever a worker writes to stderr is kept for the report's end (the last lines only).
+    // A worker's stderr is dropped unless SOAK_VERBOSE asks for it.
     child.stderr?.on('data', (chunk: Buffer) => process.env.SOAK_VERBOSE && process.stderr.write(chunk));
     const running: Running = {
       spec,
@@ -153,7 +150,6 @@ export class Fleet {
     };
     this.running.set(spec.name, running);
     record.starts += 1;
-    record.startedAt = Date.now();
     void running.exited.then((outcome) => {
       if (this.running.get(spec.name) === running && !this.stopping) this.running.delete(spec.name);
       if (this.stopping) return;

@@ -60,7 +60,6 @@ async function main(): Promise<number> {
       dead: await app.broker.listDead('default', { limit: 10_000 }),
       records: new Map(silent.map((id, index) => [id, records[index]])),
       workers: [...fleet.records.values()],
-      startedAt,
     });
     for (const line of report.lines) say(line);
     say(report.ok ? 'soak: OK' : 'soak: FAILED');

@@ -26,7 +26,6 @@ export interface SoakFacts {
   /** The stored records of the tasks whose caller heard nothing, by id. */
   records: ReadonlyMap<string, TaskRecord | undefined>;
   workers: readonly WorkerRecord[];
-  startedAt: number;
 }
 
 /** The report's figures. */

@@ -13,8 +13,17 @@ export type Durability = 'async' | 'replicated';
  * The state a deployment's workers share, apart from the messages themselves. A broker that holds
  * messages only (RabbitMQ) keeps none of it and pairs with a store (Redis, PostgreSQL) that does.
  */
-export type SharedStatePart =
-  'revocations' | 'flow-counters' | 'failed-registry' | 'worker-records' | 'control-replies' | 'paused-queues';
+export const SHARED_STATE_PARTS = [
+  'revocations',
+  'flow-counters',
+  'failed-registry',
+  'worker-records',
+  'control-replies',
+  'paused-queues',
+] as const;
+
+/** One part of {@link SHARED_STATE_PARTS}. */
+export type SharedStatePart = (typeof SHARED_STATE_PARTS)[number];
 
 /** What a {@link Broker} can do. Every flag is required: a new transport states each one. */
 export interface BrokerCapabilities {

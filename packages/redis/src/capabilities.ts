@@ -1,5 +1,6 @@
 /** What the Redis broker and backend (`redis://`, `redis+cluster://`, `redis+sentinel://`) declare they can do. */
 import type { BackendCapabilities, BrokerCapabilities } from '@celeriac/core';
+import { SHARED_STATE_PARTS } from '@celeriac/core/internal';
 
 /** How error messages name Celeriac's own protocol on Redis. */
 const REDIS = 'redis://, redis+cluster://, redis+sentinel://';
@@ -21,14 +22,7 @@ export const REDIS_BROKER_CAPABILITIES = {
   drainedHint: true,
   reconnect: true,
   durability: ['async', 'replicated'],
-  sharedState: [
-    'revocations',
-    'flow-counters',
-    'failed-registry',
-    'worker-records',
-    'control-replies',
-    'paused-queues',
-  ],
+  sharedState: SHARED_STATE_PARTS,
 } as const satisfies BrokerCapabilities;
 
 /** The Redis backend: records, group counters, the event log (a stream), change notices, many-task waits. */

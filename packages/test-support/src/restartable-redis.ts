@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { answers } from './on-port';
 
 const HOST = '127.0.0.1';
 
@@ -78,18 +78,4 @@ function freePort(): Promise<number> {
       );
     });
   });
-}
-
-/** True when a Redis on `port` answers PING and has loaded its data. */
-async function answers(port: number): Promise<boolean> {
-  const client = new Redis({ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
 }

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { answers, onPort } from './on-port';
 
 /** The name the Sentinels know the master by. */
 export const SENTINEL_MASTER = 'celeriac-test';
@@ -173,30 +173,6 @@ function pidOf(port: number): number | undefined {
     return Number(readFileSync(pidFile(port), 'utf8').trim()) || undefined;
   } catch {
     return undefined;
-  }
-}
-
-async function answers(port: number): Promise<boolean> {
-  try {
-    return (await onPort(port, (client) => client.ping())) === 'PONG';
-  } catch {
-    return false;
-  }
-}
-
-/** Runs one call on a short-lived connection that does not retry. */
-async function onPort<T>(port: number, call: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({
-    ...{ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 },
-    // ioredis waits this long for the socket of a refused connection to close, which it already did.
-    disconnectTimeout: 10,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await call(client);
-  } finally {
-    client.disconnect();
   }
 }
 

@@ -61,3 +61,4 @@ export {
 export { formatTraceparent, parseTraceparent, TRACEPARENT_HEADER } from '../tracing/traceparent';
 export { hostAllowed, originProblem, parseAllowedHosts, type AllowedHosts } from './allowed-hosts';
 export { isQueueName, QUEUE_NAME_RULE } from '../queue-name';
+export { SHARED_STATE_PARTS } from '../capabilities';

@@ -1,5 +1,5 @@
 /** What the memory broker and backend (`memory://`, one process) declare they can do. */
-import type { BackendCapabilities, BrokerCapabilities } from '../capabilities';
+import { SHARED_STATE_PARTS, type BackendCapabilities, type BrokerCapabilities } from '../capabilities';
 
 /** The memory broker: every feature, in one process; there are no replicas to wait for. */
 export const MEMORY_BROKER_CAPABILITIES = {
@@ -18,14 +18,7 @@ export const MEMORY_BROKER_CAPABILITIES = {
   drainedHint: false,
   reconnect: false,
   durability: ['async'],
-  sharedState: [
-    'revocations',
-    'flow-counters',
-    'failed-registry',
-    'worker-records',
-    'control-replies',
-    'paused-queues',
-  ],
+  sharedState: SHARED_STATE_PARTS,
 } as const satisfies BrokerCapabilities;
 
 /** The memory backend: records, group counters, the event log and change notices, in one process. */
