@@ -26,6 +26,11 @@ const shared = {
     '^@celeriac/core/testing$': '<rootDir>/packages/core/src/testing/index.ts',
     '^@celeriac/core/internal$': '<rootDir>/packages/core/src/internal/index.ts',
     '^@celeriac/redis$': '<rootDir>/packages/redis/src/index.ts',
+    '^@celeriac/redis/internal$': '<rootDir>/packages/redis/src/internal/index.ts',
+    '^@celeriac/celery$': '<rootDir>/packages/celery/src/index.ts',
+    '^@celeriac/celery/internal$': '<rootDir>/packages/celery/src/internal/index.ts',
+    '^@celeriac/postgres$': '<rootDir>/packages/postgres/src/index.ts',
+    '^@celeriac/amqp$': '<rootDir>/packages/amqp/src/index.ts',
     '^@celeriac/worker$': '<rootDir>/packages/worker/src/index.ts',
     '^@celeriac/worker/internal$': '<rootDir>/packages/worker/src/internal/index.ts',
     '^@celeriac/beat$': '<rootDir>/packages/beat/src/index.ts',
@@ -42,13 +47,28 @@ const shared = {
  * Jest global setup and teardown modules. Jest runs each module once a run, with the config of the
  * first project it meets that names it, so each kind of server has its own (see jest/cluster-setup.ts).
  */
-const servers = (kind: 'topology' | 'cluster' | 'sentinel') => ({
+const servers = (kind: 'topology' | 'cluster' | 'sentinel' | 'rabbitmq') => ({
   globalSetup: `<rootDir>/packages/test-support/src/jest/${kind}-setup.ts`,
   globalTeardown: `<rootDir>/packages/test-support/src/jest/${kind}-teardown.ts`,
 });
 
 /** The Redis topology the suite runs on (`CELERIAC_REDIS_TOPOLOGY`): `single` unless set. */
 const topology = process.env.CELERIAC_REDIS_TOPOLOGY ?? 'single';
+
+/** The behaviour files that pick their broker themselves or test none: run once, not again per broker. */
+const BEHAVIOUR_ELSEWHERE = [
+  '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface)\\.test\\.ts$',
+  '/(events-redis|publish-failure|purge|signing)\\.test\\.ts$',
+];
+
+/**
+ * The other brokers the behaviour suite runs on again (`CELERIAC_TEST_TRANSPORTS`, comma-separated:
+ * `postgres`, `rabbitmq`, and `rabbitmq-cluster` for the three-node failover), as the Redis
+ * topologies are chosen: `npm run test:postgres`, `test:rabbitmq` and `test:rabbitmq-cluster` set it.
+ * Their conformance suites and end-to-end tests are in every run; the behaviour suite again on each
+ * would take `npm test` past its time budget on two cores.
+ */
+const transports = new Set((process.env.CELERIAC_TEST_TRANSPORTS ?? '').split(',').filter(Boolean));
 
 const config: Config = {
   // A global option: jest ignores it inside a project.
@@ -65,7 +85,12 @@ const config: Config = {
       displayName: 'all',
       roots: ['<rootDir>/packages'],
       testMatch: ['**/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/test/cluster/', '/test/cluster-failover/', '/test/sentinel/'],
+      testPathIgnorePatterns: [
+        '/test/cluster/',
+        '/test/cluster-failover/',
+        '/test/sentinel/',
+        '/test/rabbitmq-cluster/',
+      ],
       ...servers('topology'),
     },
     // The Redis suites again on a local Redis Cluster of 3 masters and 3 replicas (ports 7000-7005),
@@ -105,13 +130,51 @@ const config: Config = {
       displayName: 'behaviour on redis',
       roots: ['<rootDir>/packages/celeriac/test'],
       testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
-      testPathIgnorePatterns: [
-        '/(beat-redis|beat-signing|canvas-recovery|canvas-types|leak-tracker|package|public-surface)\\.test\\.ts$',
-        '/(events-redis|publish-failure|purge|signing)\\.test\\.ts$',
-      ],
+      testPathIgnorePatterns: BEHAVIOUR_ELSEWHERE,
       setupFiles: ['<rootDir>/packages/test-support/src/use-redis-broker.ts'],
       ...servers('topology'),
     },
+    // The behaviour suite on the PostgreSQL broker (results in Redis), the same files as on Redis.
+    ...(!transports.has('postgres')
+      ? []
+      : [
+          {
+            ...shared,
+            displayName: 'behaviour on postgres',
+            roots: ['<rootDir>/packages/celeriac/test'],
+            testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
+            testPathIgnorePatterns: BEHAVIOUR_ELSEWHERE,
+            setupFiles: ['<rootDir>/packages/test-support/src/use-postgres-broker.ts'],
+            ...servers('topology'),
+          },
+        ]),
+    // A RabbitMQ cluster of three nodes the test starts, and the loss of the node leading a queue.
+    ...(!transports.has('rabbitmq-cluster')
+      ? []
+      : [
+          {
+            ...shared,
+            displayName: 'rabbitmq cluster',
+            roots: ['<rootDir>/packages/celeriac/test/rabbitmq-cluster'],
+            testMatch: ['**/*.test.ts'],
+            ...servers('topology'),
+          },
+        ]),
+    // The behaviour suite on RabbitMQ (messages) with Redis (results, shared state), in a vhost of the run's own.
+    ...(!transports.has('rabbitmq')
+      ? []
+      : [
+          {
+            ...shared,
+            displayName: 'behaviour on rabbitmq',
+            roots: ['<rootDir>/packages/celeriac/test'],
+            testMatch: ['<rootDir>/packages/celeriac/test/*.test.ts'],
+            // Flow control, unique tasks and debounce: RabbitMQ declares them lacking (see docs/rabbitmq.md).
+            testPathIgnorePatterns: [...BEHAVIOUR_ELSEWHERE, '/(debounce|flow-options)\\.test\\.ts$'],
+            setupFiles: ['<rootDir>/packages/test-support/src/use-rabbitmq-broker.ts'],
+            ...servers('rabbitmq'),
+          },
+        ]),
   ],
 };
 

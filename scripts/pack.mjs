@@ -1,6 +1,6 @@
 // Packs Celeriac as users install it: ONE tarball, `celeriac-<version>.tgz`, that holds the
-// `celeriac` package with the workspace packages it is built from (@celeriac/core, redis, worker,
-// beat, dashboard) bundled inside it, under its own node_modules/ (npm's `bundleDependencies`).
+// `celeriac` package with the workspace packages it is built from (@celeriac/core, redis, celery,
+// postgres, amqp, worker, beat, dashboard) bundled inside it, under its own node_modules/ (npm's `bundleDependencies`).
 // Their third-party dependencies (ioredis, superjson, cron-parser, ...) become dependencies of
 // `celeriac` itself, so npm installs them from the registry as usual. `npm install ./celeriac-*.tgz`
 // is then the whole install, and this tarball is what the release workflow publishes.

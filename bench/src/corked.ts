@@ -5,7 +5,8 @@
  *
  * Usage: `npm run bench:corked` (BENCH_SCALE scales the batch count).
  */
-import { corked, RedisConnection } from '@celeriac/redis';
+import { RedisConnection } from '@celeriac/redis';
+import { corked } from '@celeriac/redis/internal';
 import type { Redis } from 'ioredis';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';

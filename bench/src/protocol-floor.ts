@@ -10,7 +10,8 @@
  * here too; the scripts and key names are Celeriac's own (from `@celeriac/redis`).
  */
 import { randomUUID } from 'node:crypto';
-import { corked, KeySpace, queueKeyList, RedisConnection, runScript } from '@celeriac/redis';
+import { RedisConnection } from '@celeriac/redis';
+import { corked, KeySpace, queueKeyList, runScript } from '@celeriac/redis/internal';
 import { timed } from './subject';
 
 /** A running floor: `once` sends one job and resolves with its round trip in ms. */

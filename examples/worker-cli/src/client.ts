@@ -47,9 +47,10 @@ async function main(): Promise<void> {
 
   for (const worker of (await app.broker.listWorkers?.()) ?? []) {
     const age = ((Date.now() - worker.heartbeat) / 1000).toFixed(1);
+    const bounds = worker.autoscale ? ` (autoscale ${worker.autoscale.max},${worker.autoscale.min})` : '';
     console.log(
-      `Heartbeat of ${worker.hostname} (${age} s ago): pool ${worker.pool}, concurrency ${worker.concurrency}, ` +
-        `queues ${worker.queues.join(',')}`,
+      `Heartbeat of ${worker.hostname} (${age} s ago): pool ${worker.pool}, ` +
+        `concurrency ${worker.concurrency}${bounds}, queues ${worker.queues.join(',')}`,
     );
   }
 }

@@ -2,7 +2,8 @@
  * The whole example in one command: starts `celeriac worker` (prefork pool, two children) as a child
  * process, runs the client against it, sends the worker SIGTERM and checks that it drains and exits
  * with code 0, then deletes this run's keys. Exits 0 when every step went as expected.
- * Extra arguments go to the worker: `node dist/run-demo.js --prefetch 0`.
+ * Extra arguments go to the worker: `node dist/run-demo.js --prefetch 0`; with `--autoscale 4,1`
+ * the pool's size follows the load instead of `-c 2`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,17 +26,10 @@ async function main(): Promise<number> {
   }
   const prefix = `celeriac-example-worker-cli-${randomBytes(4).toString('hex')}`;
   const env = { ...process.env, REDIS_URL, CELERIAC_EXAMPLE_PREFIX: prefix };
-  const args = [
-    'worker',
-    '-A',
-    join(__dirname, 'tasks.js'),
-    '--pool',
-    'prefork',
-    '-c',
-    '2',
-    '--json-logs',
-    ...process.argv.slice(2),
-  ];
+  const extra = process.argv.slice(2);
+  // --autoscale sets the size itself (with -c as well, the worker would refuse to start).
+  const size = extra.includes('--autoscale') ? [] : ['-c', '2'];
+  const args = ['worker', '-A', join(__dirname, 'tasks.js'), '--pool', 'prefork', ...size, '--json-logs', ...extra];
   console.log(`$ celeriac ${args.join(' ')}   (keys under ${prefix}:)`);
   const worker = spawn(process.execPath, [celeriacBin(), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const workerExit = exitOf(worker);

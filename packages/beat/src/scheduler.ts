@@ -20,6 +20,7 @@ import type { BeatHost } from './host';
 import { Leadership } from './leadership';
 import { MAX_CATCH_UP, resolveSchedulerOptions, type ResolvedSchedulerOptions, type SchedulerOptions } from './options';
 import { SlotSender, slotTaskId, type FiredSlot } from './slot-sender';
+import { keepProcessAlive } from '@celeriac/core/internal';
 
 /** Where a scheduler is in its life. */
 export type SchedulerState = 'idle' | 'standby' | 'leading' | 'closed';
@@ -72,6 +73,7 @@ export class Scheduler {
   private queue: Promise<void> = Promise.resolve();
   private reloadQueued = false;
   private closing: Promise<void> | undefined;
+  private releaseProcess: (() => void) | undefined;
   private cancelTimer: CancelTimer | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
   private readonly leadership: Leadership;
@@ -156,6 +158,8 @@ export class Scheduler {
         `This scheduler was already started (it is ${this.stateNow}); create another with app.beat.scheduler().`,
       );
     this.stateNow = 'standby';
+    // A running scheduler holds its process open: its connections let go of it when they are quiet.
+    this.releaseProcess = keepProcessAlive();
     this.unsubscribe = await this.store.onEntriesChange(() => this.requestReload());
     await this.leadership.start();
     await this.idle();
@@ -191,6 +195,7 @@ export class Scheduler {
   private async closeOnce(): Promise<void> {
     const wasStarted = this.stateNow !== 'idle';
     this.stateNow = 'closed';
+    this.releaseProcess?.();
     this.disarm();
     await this.idle();
     if (!wasStarted) return;

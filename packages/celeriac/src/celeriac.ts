@@ -21,19 +21,19 @@ import {
   type TransportClient,
 } from '@celeriac/core';
 import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
+import { POSTGRES_BACKEND_CAPABILITIES, POSTGRES_BROKER_CAPABILITIES, POSTGRES_SCHEMES } from '@celeriac/postgres';
+import { AMQP_SCHEMES } from '@celeriac/amqp';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
-import {
-  CELERY_BACKEND_CAPABILITIES,
-  CELERY_BROKER_CAPABILITIES,
-  CLUSTER_SCHEMES,
-  isRedisClient,
-  REDIS_BACKEND_CAPABILITIES,
-  REDIS_BROKER_CAPABILITIES,
-  SENTINEL_SCHEMES,
-  type RedisClient,
-} from '@celeriac/redis';
+import { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES } from '@celeriac/celery';
+import { REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES, type RedisClient } from '@celeriac/redis';
+import { CLUSTER_SCHEMES, isRedisClient, SENTINEL_SCHEMES } from '@celeriac/redis/internal';
+import { amqpBrokerCapabilities, amqpNeedsStore, createAmqpBroker, isAmqpUrl } from './amqp-broker';
 import type { CeleriacOptions } from './options';
+import { PostgresTransports } from './postgres-transports';
 import { RedisTransports } from './transports';
+
+/** An amqp:// URL with the transport's defaults, for naming what RabbitMQ can do. */
+const AMQP_URL = new URL('amqp://localhost');
 
 /** The Redis URL schemes. */
 const REDIS_SCHEMES = ['redis:', 'rediss:', ...SENTINEL_SCHEMES, ...CLUSTER_SCHEMES];
@@ -41,6 +41,7 @@ const REDIS_SCHEMES = ['redis:', 'rediss:', ...SENTINEL_SCHEMES, ...CLUSTER_SCHE
 /** The Celeriac app: declare tasks, send them, read results, run workers, schedule periodic tasks. */
 export class Celeriac extends CeleriacCore {
   #redisTransports: RedisTransports | undefined;
+  #postgresTransports: PostgresTransports | undefined;
   #beatInstance: Beat | undefined;
 
   /**
@@ -80,6 +81,10 @@ export class Celeriac extends CeleriacCore {
   }
 
   protected override createBroker(target: URL | TransportClient, settings: BrokerSettings): Broker {
+    const postgres = postgresUrl(target);
+    if (postgres) return this.postgres().broker(postgres, settings);
+    if (target instanceof URL && isAmqpUrl(target))
+      return createAmqpBroker(target, settings, this.redis().broker(this.store(), settings));
     if (!this.isRedis(target)) return super.createBroker(target, settings);
     if (this.options.protocol === 'celery') {
       return this.redis().celeryBroker(target, settings, this.options.celery, runtimeOf(this).codec);
@@ -92,6 +97,8 @@ export class Celeriac extends CeleriacCore {
     settings: BackendSettings,
     codec: Codec,
   ): ResultBackend {
+    const postgres = postgresUrl(target);
+    if (postgres) return this.postgres().backend(postgres, settings, codec);
     if (!this.isRedis(target)) return super.createBackend(target, settings, codec);
     if (this.options.protocol === 'celery') {
       return this.redis().celeryBackend(target, settings, this.options.celery, codec);
@@ -100,11 +107,16 @@ export class Celeriac extends CeleriacCore {
   }
 
   protected override brokerCapabilities(target: URL | TransportClient): BrokerCapabilities {
+    if (postgresUrl(target)) return POSTGRES_BROKER_CAPABILITIES;
+    if (target instanceof URL && isAmqpUrl(target)) return amqpBrokerCapabilities(target);
     if (!this.isRedis(target)) return super.brokerCapabilities(target);
     return this.options.protocol === 'celery' ? CELERY_BROKER_CAPABILITIES : REDIS_BROKER_CAPABILITIES;
   }
 
   protected override backendCapabilities(target: URL | TransportClient): BackendCapabilities {
+    if (postgresUrl(target)) return POSTGRES_BACKEND_CAPABILITIES;
+    if (target instanceof URL && isAmqpUrl(target))
+      throw amqpNeedsStore(`the broker's own URL (${target.protocol}//...)`);
     if (!this.isRedis(target)) return super.backendCapabilities(target);
     return this.options.protocol === 'celery' ? CELERY_BACKEND_CAPABILITIES : REDIS_BACKEND_CAPABILITIES;
   }
@@ -112,8 +124,14 @@ export class Celeriac extends CeleriacCore {
   protected override knownCapabilities(): { brokers: BrokerCapabilities[]; backends: BackendCapabilities[] } {
     const { brokers, backends } = super.knownCapabilities();
     return {
-      brokers: [REDIS_BROKER_CAPABILITIES, ...brokers, CELERY_BROKER_CAPABILITIES],
-      backends: [REDIS_BACKEND_CAPABILITIES, ...backends, CELERY_BACKEND_CAPABILITIES],
+      brokers: [
+        REDIS_BROKER_CAPABILITIES,
+        ...brokers,
+        CELERY_BROKER_CAPABILITIES,
+        POSTGRES_BROKER_CAPABILITIES,
+        amqpBrokerCapabilities(AMQP_URL),
+      ],
+      backends: [REDIS_BACKEND_CAPABILITIES, ...backends, CELERY_BACKEND_CAPABILITIES, POSTGRES_BACKEND_CAPABILITIES],
     };
   }
 
@@ -122,7 +140,7 @@ export class Celeriac extends CeleriacCore {
   }
 
   protected override supportedSchemes(): string[] {
-    return [...super.supportedSchemes(), ...REDIS_SCHEMES];
+    return [...super.supportedSchemes(), ...REDIS_SCHEMES, ...POSTGRES_SCHEMES, ...AMQP_SCHEMES];
   }
 
   /** Beat keeps its state where the broker is: in Redis, or in this process for `memory://`. */
@@ -137,9 +155,24 @@ export class Celeriac extends CeleriacCore {
       );
     }
     const url = parseTransportUrl(broker);
+    if (postgresUrl(url)) return this.postgres().beatStore(url, this.options.prefix);
+    // An amqp:// app keeps its beat state where its shared state is: in the backend's Redis.
+    if (isAmqpUrl(url)) return this.redis().beatStore(this.store(), this.options.prefix);
     return REDIS_SCHEMES.includes(url.protocol)
       ? this.redis().beatStore(url, this.options.prefix)
       : new MemoryBeatStore();
+  }
+
+  /** The Redis an amqp:// broker keeps its shared state in: the backend's. */
+  private store(): URL | RedisClient {
+    const { backend } = this.options;
+    if (isRedisClient(backend)) return backend;
+    if (typeof backend === 'string') {
+      const url = parseTransportUrl(backend);
+      if (REDIS_SCHEMES.includes(url.protocol)) return url;
+      throw amqpNeedsStore(`${url.protocol}//...`);
+    }
+    throw amqpNeedsStore('a ResultBackend object');
   }
 
   /** True for a Redis URL or an ioredis client. */
@@ -147,10 +180,20 @@ export class Celeriac extends CeleriacCore {
     return target instanceof URL ? REDIS_SCHEMES.includes(target.protocol) : isRedisClient(target);
   }
 
+  private postgres(): PostgresTransports {
+    this.#postgresTransports ??= new PostgresTransports();
+    return this.#postgresTransports;
+  }
+
   private redis(): RedisTransports {
     this.#redisTransports ??= new RedisTransports();
     return this.#redisTransports;
   }
+}
+
+/** `target` when it is a `postgres://` or `postgresql://` URL. */
+function postgresUrl(target: unknown): URL | undefined {
+  return target instanceof URL && POSTGRES_SCHEMES.includes(target.protocol) ? target : undefined;
 }
 
 /**
@@ -172,8 +215,20 @@ function coreOptions(options: CeleriacOptions): CoreOptions {
       );
     }
   }
+  if (typeof broker === 'string' && isAmqpUrl(parseTransportUrl(broker))) checkAmqpStore(backend);
   const defaultBackend = isRedisClient(broker) ? broker : undefined;
   return { ...options, backend: backend ?? defaultBackend } as CoreOptions;
+}
+
+/**
+ * An amqp:// broker needs a Redis backend for the shared state: fails the app's construction without one.
+ * @throws CeleriacError `CELERIAC_INVALID_OPTION` saying to add `backend: 'redis://...'`.
+ */
+function checkAmqpStore(backend: CeleriacOptions['backend']): void {
+  if (isRedisClient(backend)) return;
+  if (typeof backend !== 'string') throw amqpNeedsStore(backend === undefined ? 'not given' : 'a ResultBackend object');
+  const { protocol } = parseTransportUrl(backend);
+  if (!REDIS_SCHEMES.includes(protocol)) throw amqpNeedsStore(`${protocol}//...`);
 }
 
 /** An ioredis-like client that `isRedisClient` does not know (its class comes from another ioredis). */

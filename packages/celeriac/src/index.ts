@@ -45,6 +45,7 @@ export {
   UnknownTaskError,
   WorkerLostError,
   type ApplyOptions,
+  type CanvasApplyOptions,
   type Control,
   type ControlOptions,
   type ControlReply,
@@ -120,6 +121,7 @@ export {
   type Revocation,
   type RevokeOptions,
   type SignatureData,
+  type TransactionClient,
   type StoreEntry,
   type TaskContext,
   type TaskDecoratorOptions,
@@ -143,6 +145,7 @@ export {
   Worker,
   type AppMetricsHandler,
   type AppMetricsOptions,
+  type AutoscaleOptions,
   type Logger,
   type MetricsEndpointOptions,
   type PoolKind,
@@ -150,7 +153,7 @@ export {
   type WorkerState,
 } from '@celeriac/worker';
 export { at, Beat, crontab, every, ManualClock, Scheduler } from '@celeriac/beat';
-export { kwargs, type CeleryKwargs } from '@celeriac/redis';
+export { kwargs, type CeleryKwargs } from '@celeriac/celery';
 export {
   createDashboard,
   type Dashboard,

@@ -6,18 +6,9 @@
  */
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
 import { transportUrlText } from '@celeriac/core/internal';
-import {
-  CeleryBackend,
-  CeleryBroker,
-  CeleryKeys,
-  CeleryWorkflow,
-  RedisBackend,
-  RedisBeatStore,
-  RedisBroker,
-  RedisConnection,
-  type CeleryBrokerOptions,
-  type RedisClient,
-} from '@celeriac/redis';
+import { CeleryBackend, CeleryBroker, type CeleryBrokerOptions } from '@celeriac/celery';
+import { CeleryWorkflow } from '@celeriac/celery/internal';
+import { RedisBackend, RedisBeatStore, RedisBroker, RedisConnection, type RedisClient } from '@celeriac/redis';
 
 /** A Redis URL, or an ioredis client the caller made (and closes). */
 type RedisTarget = URL | RedisClient;
@@ -39,13 +30,7 @@ export class RedisTransports {
 
   /** A broker that speaks Celery protocol v2 on kombu's Redis transport (`protocol: 'celery'`). */
   celeryBroker(target: RedisTarget, settings: BrokerSettings, options: CeleryBrokerOptions, codec: Codec): Broker {
-    return new CeleryBroker(
-      this.connection(target),
-      settings,
-      options,
-      codec,
-      this.celeryWorkflow(codec, options, settings),
-    );
+    return new CeleryBroker(this.connection(target), settings, options, codec, this.celeryWorkflow(codec));
   }
 
   /** A result backend in Celery's Redis result format (`protocol: 'celery'`). */
@@ -55,12 +40,17 @@ export class RedisTransports {
     options: CeleryBrokerOptions,
     codec: Codec,
   ): ResultBackend {
-    return new CeleryBackend(this.connection(target), settings, codec, this.celeryWorkflow(codec, options, settings));
+    return new CeleryBackend(this.connection(target), settings, {
+      keyPrefix: options.keyPrefix,
+      resultKeyPrefix: options.resultKeyPrefix,
+      codec,
+      workflow: this.celeryWorkflow(codec),
+    });
   }
 
   /** The one workflow tracker the app's Celery broker and backend share (the broker remembers, the backend sends). */
-  private celeryWorkflow(codec: Codec, options: CeleryBrokerOptions, settings: { prefix: string }): CeleryWorkflow {
-    this.workflow ??= new CeleryWorkflow(codec, new CeleryKeys(options.keyPrefix, settings.prefix));
+  private celeryWorkflow(codec: Codec): CeleryWorkflow {
+    this.workflow ??= new CeleryWorkflow(codec);
     return this.workflow;
   }
 

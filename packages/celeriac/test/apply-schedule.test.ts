@@ -1,5 +1,6 @@
 import { currentTask, TaskRevokedError } from 'celeriac';
 import { useApp } from './support/app';
+import { itWhere } from './support/declared';
 
 describe('applyAsync scheduling options', () => {
   const t = useApp();
@@ -9,18 +10,21 @@ describe('applyAsync scheduling options', () => {
     return t.app.task('clock', () => Date.now());
   }
 
-  it('taskId: the result carries the chosen id, and sending it again while it waits runs it once', async () => {
-    let runs = 0;
-    const once = t.app.task('once', () => ++runs);
-    const first = once.applyAsync([], { taskId: 'report-2024' });
-    const again = once.applyAsync([], { taskId: 'report-2024' });
-    expect(first.id).toBe('report-2024');
-    await Promise.all([first.sent, again.sent]);
-    await t.startWorker();
-    await expect(first).resolves.toBe(1);
-    await expect(again).resolves.toBe(1);
-    expect(runs).toBe(1);
-  });
+  itWhere('uniqueIds', (c) => c.uniqueIds)(
+    'taskId: the result carries the chosen id, and sending it again while it waits runs it once',
+    async () => {
+      let runs = 0;
+      const once = t.app.task('once', () => ++runs);
+      const first = once.applyAsync([], { taskId: 'report-2024' });
+      const again = once.applyAsync([], { taskId: 'report-2024' });
+      expect(first.id).toBe('report-2024');
+      await Promise.all([first.sent, again.sent]);
+      await t.startWorker();
+      await expect(first).resolves.toBe(1);
+      await expect(again).resolves.toBe(1);
+      expect(runs).toBe(1);
+    },
+  );
 
   it('countdown: runs no sooner than the given duration from now', async () => {
     const ranAt = clock();
@@ -84,21 +88,24 @@ describe('applyAsync scheduling options', () => {
     await expect(ranAt.applyAsync([], { expires: '1h' })).resolves.toEqual(expect.any(Number));
   });
 
-  it('priority: higher priorities run first within a queue; the call overrides the task option', async () => {
-    const order: string[] = [];
-    const log = t.app.task('log', (label: string) => void order.push(label), { priority: 7 });
-    const results = [
-      log.applyAsync(['p0'], { priority: 0 }),
-      log.applyAsync(['p9'], { priority: 9 }),
-      log.applyAsync(['task default 7']),
-      log.applyAsync(['p5'], { priority: 5 }),
-      log.applyAsync(['p255'], { priority: 255 }),
-    ];
-    await Promise.all(results.map((result) => result.sent));
-    await t.startWorker({ concurrency: 1 });
-    await Promise.all(results);
-    expect(order).toEqual(['p255', 'p9', 'task default 7', 'p5', 'p0']);
-  });
+  itWhere('priorities', (c) => c.priorities === 'higher-first')(
+    'priority: higher priorities run first within a queue; the call overrides the task option',
+    async () => {
+      const order: string[] = [];
+      const log = t.app.task('log', (label: string) => void order.push(label), { priority: 7 });
+      const results = [
+        log.applyAsync(['p0'], { priority: 0 }),
+        log.applyAsync(['p9'], { priority: 9 }),
+        log.applyAsync(['task default 7']),
+        log.applyAsync(['p5'], { priority: 5 }),
+        log.applyAsync(['p255'], { priority: 255 }),
+      ];
+      await Promise.all(results.map((result) => result.sent));
+      await t.startWorker({ concurrency: 1 });
+      await Promise.all(results);
+      expect(order).toEqual(['p255', 'p9', 'task default 7', 'p5', 'p0']);
+    },
+  );
 
   it('refuses a priority outside 0–255 and a malformed task id', () => {
     const ranAt = clock();

@@ -5,12 +5,12 @@
  */
 import { chain, chord, type CanvasNode, type TaskState } from '@celeriac/core';
 import {
-  continueFlow,
-  failFlow,
+  continueWorkflow,
+  failWorkflow,
   freeze,
   planLaunch,
   runtimeOf,
-  type FlowContext,
+  type WorkflowContext,
   type TaskMessage,
 } from '@celeriac/core/internal';
 import { Celeriac } from 'celeriac';
@@ -19,7 +19,7 @@ const TTL = 60_000;
 
 describe('workflow progress when steps run again', () => {
   let app: Celeriac;
-  let context: FlowContext;
+  let context: WorkflowContext;
   beforeEach(() => {
     app = new Celeriac({ broker: 'memory://' });
     context = { app: runtimeOf(app), store: (entries) => app.backend.store(entries), ttlOf: () => TTL };
@@ -36,7 +36,7 @@ describe('workflow progress when steps run again', () => {
   function start(node: CanvasNode): { node: CanvasNode; messages: TaskMessage[] } {
     const frozen = freeze(node);
     const messages = planLaunch(frozen, []).map((step) =>
-      runtimeOf(app).buildMessage(step.node.task, step.args, step.node.options, { flow: step.flow }),
+      runtimeOf(app).buildMessage(step.node.task, step.args, step.node.options, { workflow: step.workflow }),
     );
     return { node: frozen, messages };
   }
@@ -55,17 +55,17 @@ describe('workflow progress when steps run again', () => {
     const { node, messages } = start(chord([add.s(1, 1), add.s(2, 2)], sum.s()).toNode());
     const [first, second] = messages as [TaskMessage, TaskMessage];
     await store(first.id, 'SUCCESS', 2);
-    await continueFlow(context, first, 2);
+    await continueWorkflow(context, first, 2);
     // Its worker died before the ack and the re-run has begun: its STARTED cannot undo the SUCCESS.
     await store(first.id, 'STARTED');
     expect(await app.backend.get(first.id)).toMatchObject({ state: 'SUCCESS', result: 2 });
     await store(second.id, 'SUCCESS', 4);
-    await continueFlow(context, second, 4);
+    await continueWorkflow(context, second, 4);
     expect(await app.backend.get(bodyId(node))).toBeUndefined();
     expect((await app.broker.stats('default')).ready).toBe(1); // the body, with both results
     // The re-run ends: the body is not sent again.
     await store(first.id, 'SUCCESS', 2);
-    await continueFlow(context, first, 2);
+    await continueWorkflow(context, first, 2);
     expect((await app.broker.stats('default')).ready).toBe(1);
     const [body] = await app.broker.reserve(['default'], 10);
     expect(body?.id).toBe(bodyId(node));
@@ -79,10 +79,10 @@ describe('workflow progress when steps run again', () => {
       [messages[1], 4],
     ] as Array<[TaskMessage, number]>) {
       await store(message.id, 'SUCCESS', value);
-      await continueFlow(context, message, value);
+      await continueWorkflow(context, message, value);
     }
     await store(bodyId(node), 'SUCCESS', 6);
-    await failFlow(context, messages[0] as TaskMessage, {
+    await failWorkflow(context, messages[0] as TaskMessage, {
       state: 'FAILURE',
       error: { name: 'Error', message: 'not again' },
     });
@@ -98,9 +98,9 @@ describe('workflow progress when steps run again', () => {
       .map((step) => (step.kind === 'task' ? (step.options.taskId as string) : ''));
     const first = messages[0] as TaskMessage;
     await store(first.id, 'SUCCESS', 2);
-    await continueFlow(context, first, 2);
+    await continueWorkflow(context, first, 2);
     await store(second as string, 'SUCCESS', 4); // the next step ran meanwhile
-    await failFlow(context, first, { state: 'FAILURE', error: { name: 'Error', message: 'not again' } });
+    await failWorkflow(context, first, { state: 'FAILURE', error: { name: 'Error', message: 'not again' } });
     expect(await app.backend.get(second as string)).toMatchObject({ state: 'SUCCESS', result: 4 });
     // The chain went on from its first run: the step after it is not marked failed either.
     expect(await app.backend.get(third as string)).toBeUndefined();

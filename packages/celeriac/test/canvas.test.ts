@@ -14,6 +14,7 @@ import {
 import { decodeMessage, runtimeOf } from '@celeriac/core/internal';
 import { deferred } from '@celeriac/core/testing';
 import { useApp } from './support/app';
+import { itWhere } from './support/declared';
 
 describe('canvas (inline worker)', () => {
   const t = useApp();
@@ -277,15 +278,18 @@ describe('canvas (inline worker)', () => {
     expect(never.calls).toEqual([]);
   });
 
-  it('revoking a waiting chain step revokes the steps after it (no result is left PENDING)', async () => {
-    const { add } = math();
-    const result = chain(add.s(1, 1), add.s(2), add.s(3)).applyAsync();
-    await result.sent;
-    const first = (result.parent as AsyncResult<number>).parent as AsyncResult<number>;
-    await first.revoke();
-    await expect(result).rejects.toBeInstanceOf(TaskRevokedError);
-    expect(await (result.parent as AsyncResult<number>).state()).toBe('REVOKED');
-  });
+  itWhere('revokeRemoves', (c) => c.revokeRemoves)(
+    'revoking a waiting chain step revokes the steps after it (no result is left PENDING)',
+    async () => {
+      const { add } = math();
+      const result = chain(add.s(1, 1), add.s(2), add.s(3)).applyAsync();
+      await result.sent;
+      const first = (result.parent as AsyncResult<number>).parent as AsyncResult<number>;
+      await first.revoke();
+      await expect(result).rejects.toBeInstanceOf(TaskRevokedError);
+      expect(await (result.parent as AsyncResult<number>).state()).toBe('REVOKED');
+    },
+  );
 
   it('app.close() while a worker finishes a chain step: the step is settled and the next step sent', async () => {
     const { add } = math();
@@ -319,7 +323,7 @@ describe('canvas (inline worker)', () => {
     expect(member?.resultTtl).toBe(t.app.options.resultTtl);
     // The chain's last step (the member's result) carries it too, in the first step's workflow.
     const firstStep = messages.find((message) => message.task === 'math.add');
-    expect(firstStep?.flow?.then?.[0]).toMatchObject({
+    expect(firstStep?.workflow?.then?.[0]).toMatchObject({
       kind: 'task',
       options: { taskId: result.ids[1], resultTtl: t.app.options.resultTtl },
     });
@@ -327,8 +331,8 @@ describe('canvas (inline worker)', () => {
 
   it('signatures and workflows are plain data', () => {
     const { add, sum } = math();
-    const flow = chord([add.s(1, 1)], sum.s().set({ queue: 'q', priority: 3 }));
-    const json = JSON.parse(JSON.stringify(flow)) as unknown;
+    const workflow = chord([add.s(1, 1)], sum.s().set({ queue: 'q', priority: 3 }));
+    const json = JSON.parse(JSON.stringify(workflow)) as unknown;
     expect(json).toEqual({
       kind: 'chain',
       steps: [

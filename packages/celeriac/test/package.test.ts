@@ -10,6 +10,9 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
 
+/** What a package may ship beside dist/: the CLI, the Lua scripts read at run time (Redis' and Celery's), the UI. */
+const SHIPPED_BESIDE_DIST = ['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts', 'src/kombu-redis/scripts', 'ui'];
+
 interface Manifest {
   name: string;
   private?: boolean;
@@ -19,7 +22,7 @@ interface Manifest {
   exports: Record<string, string | { types: string; default: string }>;
 }
 
-const PUBLISHED = ['core', 'redis', 'worker', 'beat', 'dashboard', 'celeriac'].map((dir) => ({
+const PUBLISHED = ['core', 'redis', 'celery', 'worker', 'beat', 'dashboard', 'celeriac'].map((dir) => ({
   dir: join(ROOT, 'packages', dir),
   manifest: JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as Manifest,
 }));
@@ -28,6 +31,8 @@ const PUBLISHED = ['core', 'redis', 'worker', 'beat', 'dashboard', 'celeriac'].m
 const SUBPATHS: Record<string, string[]> = {
   celeriac: ['./testing'],
   '@celeriac/core': ['./testing', './internal'],
+  '@celeriac/redis': ['./internal'],
+  '@celeriac/celery': ['./internal'],
   '@celeriac/worker': ['./internal'],
 };
 
@@ -51,9 +56,7 @@ describe('the built packages', () => {
       expect(manifest.exports['.']).toEqual({ types: manifest.types, default: manifest.main });
       expect(existsSync(join(dir, manifest.main))).toBe(true);
       expect(existsSync(join(dir, manifest.types))).toBe(true);
-      expect(
-        manifest.files.filter((file) => !['dist', '!dist/.tsbuildinfo', 'bin', 'src/scripts', 'ui'].includes(file)),
-      ).toEqual([]);
+      expect(manifest.files.filter((file) => !SHIPPED_BESIDE_DIST.includes(file))).toEqual([]);
     },
   );
 });

@@ -1,11 +1,17 @@
 /**
  * The public surface, written out: adding or removing an export, or a member of the app class, is a
  * conscious change to this list (and to docs/architecture.md). What the other packages need beyond
- * it lives in `@celeriac/core/internal` and `@celeriac/worker/internal`.
+ * it lives in `@celeriac/core/internal`, `@celeriac/worker/internal`, `@celeriac/redis/internal` and
+ * `@celeriac/celery/internal`.
  */
 import * as core from '@celeriac/core';
 import * as internal from '@celeriac/core/internal';
+import * as beat from '@celeriac/beat';
+import * as celery from '@celeriac/celery';
+import * as celeryInternal from '@celeriac/celery/internal';
 import * as dashboard from '@celeriac/dashboard';
+import * as redis from '@celeriac/redis';
+import * as redisInternal from '@celeriac/redis/internal';
 import * as worker from '@celeriac/worker';
 import * as workerInternal from '@celeriac/worker/internal';
 import * as celeriac from 'celeriac';
@@ -108,6 +114,60 @@ describe('the public surface', () => {
     expect(Object.keys(core).sort()).toEqual([...CORE_VALUES].sort());
   });
 
+  it('@celeriac/redis exports exactly the public values, and its machinery from ./internal only', () => {
+    expect(Object.keys(redis).sort()).toEqual(
+      [
+        'REDIS_BACKEND_CAPABILITIES',
+        'REDIS_BROKER_CAPABILITIES',
+        'RedisBackend',
+        'RedisBeatStore',
+        'RedisBroker',
+        'RedisConnection',
+      ].sort(),
+    );
+    for (const name of ['KeySpace', 'runScript', 'queueKeyList', 'scanKeys', 'corked', 'isRedisClient']) {
+      expect(redisInternal).toHaveProperty(name);
+      expect(redis).not.toHaveProperty(name);
+    }
+    // The Celery protocol is a package of its own, which depends on this one (not the other way).
+    for (const name of ['CeleryBroker', 'CeleryBackend', 'CeleryKeys', 'CeleryWorkflow', 'kwargs']) {
+      expect(redis).not.toHaveProperty(name);
+      expect(redisInternal).not.toHaveProperty(name);
+    }
+  });
+
+  it('@celeriac/celery exports exactly the public values, and its machinery from ./internal only', () => {
+    expect(Object.keys(celery).sort()).toEqual(
+      ['CELERY_BACKEND_CAPABILITIES', 'CELERY_BROKER_CAPABILITIES', 'CeleryBackend', 'CeleryBroker', 'kwargs'].sort(),
+    );
+    expect(Object.keys(celeryInternal).sort()).toEqual(['CeleryKeys', 'CeleryWorkflow']);
+    // The one name `celeriac` re-exports from it: the same function, so users' imports keep working.
+    expect(celeriac.kwargs).toBe(celery.kwargs);
+  });
+
+  it('@celeriac/beat exports exactly the public values', () => {
+    expect(Object.keys(beat).sort()).toEqual(
+      [
+        'Beat',
+        'MAX_CATCH_UP',
+        'ManualClock',
+        'SCHEDULER_DEFAULTS',
+        'Scheduler',
+        'at',
+        'crontab',
+        'decideCatchUp',
+        'every',
+        'fingerprint',
+        'quietBeatLogger',
+        'resolveEntry',
+        'scheduleFromSpec',
+        'slotTaskId',
+        'systemClock',
+        'toSchedule',
+      ].sort(),
+    );
+  });
+
   it('@celeriac/dashboard exports exactly the public values', () => {
     expect(Object.keys(dashboard).sort()).toEqual(['DASHBOARD_DEFAULTS', 'createDashboard', 'resolveDashboardOptions']);
   });
@@ -120,8 +180,8 @@ describe('the public surface', () => {
     for (const name of [
       'runtimeOf',
       'AppRuntime',
-      'continueFlow',
-      'failFlow',
+      'continueWorkflow',
+      'failWorkflow',
       'planLaunch',
       'freeze',
       'startCanvas',
@@ -142,7 +202,7 @@ describe('the public surface', () => {
 
   it('@celeriac/worker exports the worker, its logger and the metrics handler, and keeps its machinery inside', () => {
     expect(Object.keys(worker).sort()).toEqual(['Worker', 'collectMetrics', 'metricsHandler', 'quietLogger']);
-    expect(Object.keys(workerInternal).sort()).toEqual(['loadAppModule', 'resolveAppModule']);
+    expect(Object.keys(workerInternal).sort()).toEqual(['loadAppModule', 'parseAutoscale', 'resolveAppModule']);
     for (const name of [
       'execute',
       'decideRetry',

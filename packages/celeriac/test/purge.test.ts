@@ -48,15 +48,15 @@ describe.each([
     const step = sender.task('purge.step', (value: number) => value + 1);
     const waiting = step.delay(1);
     const delayed = step.applyAsync([2], { countdown: '1h' });
-    const flow = chain(step.s(3), step.s()).applyAsync();
-    const first = flow.parent as AsyncResult<number>;
-    await Promise.all([waiting.sent, delayed.sent, flow.sent]);
+    const workflow = chain(step.s(3), step.s()).applyAsync();
+    const first = workflow.parent as AsyncResult<number>;
+    await Promise.all([waiting.sent, delayed.sent, workflow.sent]);
     // Awaited without a timeout, before the purge: these waits must end.
-    const outcomes = Promise.all([waiting, delayed, first, flow].map(revocation));
+    const outcomes = Promise.all([waiting, delayed, first, workflow].map(revocation));
 
     const purger = t.purger(sender);
     await expect(purger.purge('default')).resolves.toBe(3);
-    const [onWaiting, onDelayed, onFirst, onFlow] = await outcomes;
+    const [onWaiting, onDelayed, onFirst, onWorkflow] = await outcomes;
     for (const [error, result] of [
       [onWaiting, waiting],
       [onDelayed, delayed],
@@ -65,7 +65,7 @@ describe.each([
       expect(error).toBeInstanceOf(TaskRevokedError);
       expect(error).toMatchObject({ taskId: result.id, reason: 'purged', code: 'CELERIAC_TASK_REVOKED' });
     }
-    expect(onFlow).toMatchObject({ taskId: flow.id, reason: `step ${first.id} purged` });
+    expect(onWorkflow).toMatchObject({ taskId: workflow.id, reason: `step ${first.id} purged` });
     await expect(waiting.state()).resolves.toBe('REVOKED');
     await expect(purger.broker.stats('default')).resolves.toMatchObject({ ready: 0, delayed: 0 });
     await expect(purger.purge('default')).resolves.toBe(0);

@@ -1,6 +1,7 @@
 import { currentTask, TaskRevokedError } from 'celeriac';
 import { useApp } from './support/app';
 import { blocker } from './support/tasks';
+import { itWhere } from './support/declared';
 
 describe('revoking tasks', () => {
   const t = useApp();
@@ -11,23 +12,26 @@ describe('revoking tasks', () => {
     return { counter, task };
   }
 
-  it('revoke() of a waiting task: REVOKED, TaskRevokedError, and it never runs', async () => {
-    const { counter, task } = counted();
-    const waiting = task.delay();
-    const delayed = task.applyAsync([], { countdown: '1h' });
-    await Promise.all([waiting.sent, delayed.sent]);
-    await waiting.revoke();
-    await delayed.revoke();
-    expect(await waiting.state()).toBe('REVOKED');
-    const error = await waiting.catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(TaskRevokedError);
-    expect(error).toMatchObject({ taskId: waiting.id, reason: 'revoked', code: 'CELERIAC_TASK_REVOKED' });
-    await expect(delayed).rejects.toBeInstanceOf(TaskRevokedError);
-    expect(await t.app.broker.stats('default')).toEqual({ ready: 0, delayed: 0, active: 0, dead: 0 });
-    await t.startWorker();
-    await expect(task.delay()).resolves.toBe(1);
-    expect(counter.runs).toBe(1);
-  });
+  itWhere('revokeRemoves', (c) => c.revokeRemoves)(
+    'revoke() of a waiting task: REVOKED, TaskRevokedError, and it never runs',
+    async () => {
+      const { counter, task } = counted();
+      const waiting = task.delay();
+      const delayed = task.applyAsync([], { countdown: '1h' });
+      await Promise.all([waiting.sent, delayed.sent]);
+      await waiting.revoke();
+      await delayed.revoke();
+      expect(await waiting.state()).toBe('REVOKED');
+      const error = await waiting.catch((reason: unknown) => reason);
+      expect(error).toBeInstanceOf(TaskRevokedError);
+      expect(error).toMatchObject({ taskId: waiting.id, reason: 'revoked', code: 'CELERIAC_TASK_REVOKED' });
+      await expect(delayed).rejects.toBeInstanceOf(TaskRevokedError);
+      expect(await t.app.broker.stats('default')).toEqual({ ready: 0, delayed: 0, active: 0, dead: 0 });
+      await t.startWorker();
+      await expect(task.delay()).resolves.toBe(1);
+      expect(counter.runs).toBe(1);
+    },
+  );
 
   it('a worker refuses a task whose id was revoked before it was sent, even a worker started later', async () => {
     const { counter, task } = counted();

@@ -78,6 +78,21 @@ export function compileOnly(): void {
   // @ts-expect-error task options are typed from the result
   t.app.task('types.bad-hook', () => 1, { onSuccess: (result: string) => void result });
 
+  // Arguments and results must cross to a worker: the task's types refuse what cannot.
+  // @ts-expect-error a function argument cannot cross
+  t.app.task('types.callback', (done: () => void) => done());
+  // @ts-expect-error nor a Promise (an argument not awaited), inside a list too
+  t.app.task('types.pending', (ids: Array<Promise<string>>) => ids.length);
+  // @ts-expect-error nor a symbol in a plain object's field
+  t.app.task('types.symbol', (options: { key: symbol }) => String(options.key));
+  // @ts-expect-error nor a result that is a function
+  t.app.task('types.returns-fn', () => () => 1);
+  // @ts-expect-error nor one inside a Map
+  t.app.task('types.map-of-fns', () => new Map<string, () => void>());
+  // What can cross compiles: data, Dates, Maps, bigints, errors, class instances (checked at send), async results.
+  t.app.task('types.rich', (when: Date, totals: Map<string, bigint>, greeter: Greeter) => ({ when, totals, greeter }));
+  t.app.task('types.async', async (list: number[]) => Promise.resolve(list.map((n) => new Error(String(n)))));
+
   const sum = add.delay(1, 2);
   // @ts-expect-error the awaited value is a number, not a string
   const wrong: Promise<string> = (async () => await sum)();

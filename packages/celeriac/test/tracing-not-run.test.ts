@@ -10,6 +10,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { AsyncResult } from 'celeriac';
 import { useApp } from './support/app';
 import { useInMemoryTracing } from './support/in-memory-tracing';
+import { itWhere } from './support/declared';
 
 const exporter = useInMemoryTracing();
 
@@ -35,28 +36,31 @@ describe('the trace of a task that never ran', () => {
   const t = useApp();
   beforeEach(() => exporter.reset());
 
-  it('ends with a revoke span, child of the send and linked to the revoker, when a revoke removes it', async () => {
-    const task = t.app.task('traced.waits', () => 'ran');
-    const caller = await within('caller', async () => {
-      const waiting = task.delay();
-      await waiting.sent;
-      return { waiting }; // not the handle itself: an async function would wait for its value
-    });
-    const operator = await within('operator', () => caller.value.waiting.revoke());
-    await expect(caller.value.waiting.state()).resolves.toBe('REVOKED');
+  itWhere('revokeRemoves', (c) => c.revokeRemoves)(
+    'ends with a revoke span, child of the send and linked to the revoker, when a revoke removes it',
+    async () => {
+      const task = t.app.task('traced.waits', () => 'ran');
+      const caller = await within('caller', async () => {
+        const waiting = task.delay();
+        await waiting.sent;
+        return { waiting }; // not the handle itself: an async function would wait for its value
+      });
+      const operator = await within('operator', () => caller.value.waiting.revoke());
+      await expect(caller.value.waiting.state()).resolves.toBe('REVOKED');
 
-    const send = spanOf('send traced.waits', caller.value.waiting.id);
-    const revoke = spanOf('revoke traced.waits', caller.value.waiting.id);
-    expect(revoke.kind).toBe(SpanKind.INTERNAL);
-    expect(revoke.spanContext().traceId).toBe(caller.traceId);
-    expect(revoke.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
-    expect(revoke.attributes).toMatchObject({
-      'celeriac.task.outcome': 'REVOKED',
-      'celeriac.task.revoke_reason': 'revoked',
-      'celeriac.queue': 'default',
-    });
-    expect(revoke.links.map((link) => link.context.spanId)).toEqual([operator.spanId]);
-  });
+      const send = spanOf('send traced.waits', caller.value.waiting.id);
+      const revoke = spanOf('revoke traced.waits', caller.value.waiting.id);
+      expect(revoke.kind).toBe(SpanKind.INTERNAL);
+      expect(revoke.spanContext().traceId).toBe(caller.traceId);
+      expect(revoke.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
+      expect(revoke.attributes).toMatchObject({
+        'celeriac.task.outcome': 'REVOKED',
+        'celeriac.task.revoke_reason': 'revoked',
+        'celeriac.queue': 'default',
+      });
+      expect(revoke.links.map((link) => link.context.spanId)).toEqual([operator.spanId]);
+    },
+  );
 
   it('ends with a purge span when its queue is purged', async () => {
     const task = t.app.task('traced.purged', () => 'ran');

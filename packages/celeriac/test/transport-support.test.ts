@@ -3,7 +3,8 @@
  * an option the transport cannot honour fails at once with CELERIAC_UNSUPPORTED_BY_TRANSPORT, naming
  * the option, the transport and the transports that have it. Nothing here connects to Redis.
  */
-import { CELERY_BROKER_CAPABILITIES, REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES } from '@celeriac/redis';
+import { CELERY_BROKER_CAPABILITIES } from '@celeriac/celery';
+import { REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES } from '@celeriac/redis';
 import { Celeriac, MEMORY_BROKER_CAPABILITIES, type TaskOptions } from 'celeriac';
 
 const REDIS = 'redis://127.0.0.1:6379/0';
@@ -25,8 +26,8 @@ describe('options the transport lacks', () => {
     expect(error).toMatchObject({ code: UNSUPPORTED });
     expect((error as Error).message).toBe(
       "rateLimit of task api.call needs flow control, which the Celery protocol on Redis (protocol: 'celery') " +
-        'lacks; redis://, redis+cluster://, redis+sentinel://; memory:// have it. Remove the option or use a ' +
-        'transport that has it.',
+        'lacks; redis://, redis+cluster://, redis+sentinel://; memory://; postgres://, postgresql:// have it. ' +
+        'Remove the option or use a transport that has it.',
     );
     const flowOptions: TaskOptions[] = [{ concurrency: 1 }, { throttle: '1s' }, { unique: true }, { debounce: '1s' }];
     for (const options of flowOptions) {

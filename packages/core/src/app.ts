@@ -25,6 +25,7 @@ import { MemoryBackend } from './memory/memory-backend';
 import { MemoryBroker } from './memory/memory-broker';
 import type { ApplyOptions, CeleriacOptions, ResolvedAppOptions, TaskOptions } from './options';
 import { Signature, type SignatureData } from './signature';
+import type { CrossingCheck } from './crossable';
 import { createTaskHandle, type TaskFunction, type TaskHandle } from './task';
 import { checkFlowOptions } from './flow/resolve-limits';
 import type { BackendCapabilities, BrokerCapabilities } from './capabilities';
@@ -122,7 +123,7 @@ export class CeleriacCore {
    */
   task<F extends TaskFunction>(
     name: string,
-    fn: F,
+    fn: F & CrossingCheck<F>,
     options: TaskOptions<Awaited<ReturnType<F>>> = {},
   ): TaskHandle<Parameters<F>, ReturnType<F>> {
     if (typeof name !== 'string' || name.length === 0) {

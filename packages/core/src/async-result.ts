@@ -6,6 +6,7 @@ import type { ResultBackend, TaskRecord } from './backend';
 import type { TerminateSignal } from './broker';
 import { toMilliseconds, type Duration } from './duration';
 import { CeleriacError, TimeoutError } from './errors';
+import { whileKeptAlive } from './internal/keep-alive';
 import { setLongTimeout } from './internal/long-timeout';
 import type { Codec } from './codec';
 import { outcomeOf } from './record-outcome';
@@ -223,7 +224,12 @@ export class AsyncResult<T = unknown> implements PromiseLike<T> {
     return this.source.backend.forget([this.id]);
   }
 
-  private async waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+  /** Waits for the final record, holding the process open meanwhile (see keep-alive.ts). */
+  private waitForRecord(timeout: Duration | undefined): Promise<TaskRecord> {
+    return whileKeptAlive(() => this.waitForRecordNow(timeout));
+  }
+
+  private async waitForRecordNow(timeout: Duration | undefined): Promise<TaskRecord> {
     // A unique task's id is settled by its publish; a duplicate's outcome is announced to the sender
     // of the task it duplicates, so this handle waits as a bystander.
     if (this.unique) await this.sent;

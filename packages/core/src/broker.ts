@@ -9,12 +9,14 @@
  *                                             ▲                   ├── ack ──► gone (finished)
  *                                             └ lease lapsed ─────┤
  *                                               (deliveries++)    └── deadLetter ──► dead
+ *   dead ──requeueDead──► queued               dead ──discardDead──► gone
  */
 import type { BrokerCapabilities } from './capabilities';
 import type { ControlTransport } from './control/control-types';
 import type { RemoteError } from './errors';
 import type { RateSetting } from './flow/message-limits';
 import type { Envelope } from './message';
+import type { TransactionClient } from './transaction-client';
 
 /**
  * What happened to one published envelope: stored, skipped (its chosen id is still waiting or
@@ -145,6 +147,11 @@ export interface Broker extends Partial<ControlTransport> {
    */
   publish(envelopes: readonly Envelope[]): Promise<PublishOutcome[]>;
   /**
+   * Like `publish`, but the envelopes are stored through `transaction`, a client of the caller's open
+   * transaction: workers see them only if it commits (the `transaction` send option).
+   */
+  publishInTransaction?(envelopes: readonly Envelope[], transaction: TransactionClient): Promise<PublishOutcome[]>;
+  /**
    * Leases up to `count` ready messages, taking queues in the given order (earlier queues drain
    * first) and, within a queue, higher priority first, then first in first out. Never blocks.
    */
@@ -269,14 +276,20 @@ export interface WorkerInfo {
   readonly pid: number;
   readonly queues: readonly string[];
   readonly pool: string;
+  /** Tasks it runs at once: the pool's size now (which autoscale moves between its bounds). */
   readonly concurrency: number;
+  /**
+   * The bounds of a worker started with `autoscale` (`--autoscale MAX,MIN`), between which
+   * `concurrency` moves; absent for a fixed pool (and from workers older than this field).
+   */
+  readonly autoscale?: { readonly min: number; readonly max: number };
   /** Epoch ms when the worker started. */
   readonly started: number;
   /** Epoch ms of this heartbeat. */
   readonly heartbeat: number;
   /** Tasks finished so far (any outcome). */
   readonly processed: number;
-  /** Tasks held right now (running or prefetched). */
+  /** Tasks held right now: running, or reserved for a slot (prefetched, or queued in a pool child). */
   readonly active: number;
   /** Tasks running right now: the busy slots (absent from workers older than this field). */
   readonly busy?: number;

@@ -41,6 +41,18 @@ export interface BrokerCapabilities {
   /** A caller-chosen id (`taskId`) still waiting or running makes a second publish `'duplicate'`. */
   readonly uniqueIds: boolean;
   /**
+   * `revoke` finds a waiting or delayed message by its id and removes it (`removed: true`). Without
+   * it the revocation is only remembered, and the worker that leases the message refuses to run it.
+   */
+  readonly revokeRemoves: boolean;
+  /**
+   * Where a message with an eta (or requeued with a delay) waits. `'broker'`: in the broker, counted
+   * `delayed`; no reserve or wait hands it out before it is due. `'consumer'`: in its queue, counted
+   * ready, until a worker takes it and holds it until due (in this process's `delayed`), as Celery's
+   * workers do on kombu's Redis transport.
+   */
+  readonly delays: 'broker' | 'consumer';
+  /**
    * `'exact'`: a lapsed lease raises `Delivery.deliveries` and `maxDeliveries` dead-letters a message
    * that keeps killing its workers. `'redelivered'`: only "1" or "more than 1" is known, nothing is
    * dead-lettered for it.
@@ -63,6 +75,11 @@ export interface BrokerCapabilities {
   readonly remoteControl: boolean;
   /** Worker records: `heartbeat`, `forgetWorker`, `listWorkers` (status, the dashboard, metrics). */
   readonly workerRecords: boolean;
+  /**
+   * `publishInTransaction`: the `transaction` send option stores tasks through the caller's database
+   * client, visible only if its transaction commits.
+   */
+  readonly transactionalPublish: boolean;
   /** The fused wait-then-lease fast path `waitAndReserve`, and the `drained` hint that lets a worker go to it. */
   readonly waitAndReserve: boolean;
   /** `drained`: the broker knows that its last reservation emptied the queues. */

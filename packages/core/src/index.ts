@@ -6,7 +6,7 @@
  */
 export { CeleriacCore } from './app';
 export { chain, Chain, chord, Chord, group, Group } from './canvas/canvas';
-export type { CanvasSender, Composable, HandleOf, ValueOf } from './canvas/composable';
+export type { CanvasApplyOptions, CanvasSender, Composable, HandleOf, ValueOf } from './canvas/composable';
 export { GroupResult } from './canvas/group-result';
 export type {
   CanvasNode,
@@ -17,6 +17,7 @@ export type {
   GroupNode,
   StepOptions,
   TaskNode,
+  WorkflowFields,
 } from './canvas/nodes';
 export { AsyncResult, type GetOptions, type ParentResult, type ResultSource, type RevokeOptions } from './async-result';
 export type {
@@ -140,6 +141,7 @@ export { MemoryBroker } from './memory/memory-broker';
 export { MEMORY_BACKEND_CAPABILITIES, MEMORY_BROKER_CAPABILITIES } from './memory/memory-capabilities';
 export { MAX_RESULT_TTL_MS } from './result-ttl-limit';
 export type { TransportClient } from './transport-client';
+export type { TransactionClient } from './transaction-client';
 export type { Envelope } from './message';
 export type {
   ApplyOptions,

@@ -40,7 +40,8 @@ export function messageProblem(message: Record<string, unknown>): string | undef
     check(message, 'parentId', 'a string', isString) ??
     check(message, 'rootId', 'a string', isString) ??
     check(message, 'dependsOn', 'a list of task ids', isIdList) ??
-    (message.flow === undefined ? undefined : flowProblem(message.flow, 'flow')) ??
+    // Named by its wire key `flow` (see message.ts), the name a hand-written message uses.
+    (message.workflow === undefined ? undefined : workflowProblem(message.workflow, 'flow')) ??
     (message.limits === undefined ? undefined : limitsProblem(message.limits, 'limits'))
   );
 }
@@ -114,13 +115,13 @@ function mustBe(path: string, expected: string, value: unknown): string {
 }
 
 /** The workflow fields: the rest of a chain, a chord membership, callbacks. */
-function flowProblem(flow: unknown, path: string): Problem {
-  if (!isObject(flow)) return mustBe(path, 'an object', flow);
+function workflowProblem(workflow: unknown, path: string): Problem {
+  if (!isObject(workflow)) return mustBe(path, 'an object', workflow);
   return (
-    nodesProblem(flow.then, `${path}.then`, 0) ??
-    (flow.member === undefined ? undefined : memberProblem(flow.member, `${path}.member`, 0)) ??
-    nodesProblem(flow.link, `${path}.link`, 0) ??
-    nodesProblem(flow.linkError, `${path}.linkError`, 0)
+    nodesProblem(workflow.then, `${path}.then`, 0) ??
+    (workflow.member === undefined ? undefined : memberProblem(workflow.member, `${path}.member`, 0)) ??
+    nodesProblem(workflow.link, `${path}.link`, 0) ??
+    nodesProblem(workflow.linkError, `${path}.linkError`, 0)
   );
 }
 

@@ -3,7 +3,7 @@
  * only (invariant: no code runs from a message) and, when the app has a `secret`, an HMAC.
  */
 import { hmac, sameMac } from './internal/hmac';
-import type { Flow } from './canvas/nodes';
+import type { WorkflowFields } from './canvas/nodes';
 import type { Codec, SerializedValue } from './codec';
 import type { MessageLimits } from './flow/message-limits';
 import { CeleriacError, InvalidMessageError } from './errors';
@@ -46,8 +46,11 @@ export interface TaskMessage {
   rootId?: string;
   /** Epoch ms when the message was first published. */
   publishedAt: number;
-  /** What runs after this task in its workflow (chain steps, chord membership, callbacks). */
-  flow?: Flow;
+  /**
+   * What runs after this task in its workflow (chain steps, chord membership, callbacks). Encoded
+   * under the wire key `flow` (see {@link encodeMessage}).
+   */
+  workflow?: WorkflowFields;
   /** Task ids that must succeed before this task runs. */
   dependsOn?: string[];
   /** Flow-control limits (rate, concurrency) the broker enforces when it leases the task. */
@@ -74,7 +77,12 @@ export interface Envelope {
   replaces?: boolean;
 }
 
-interface WireMessage extends Omit<TaskMessage, 'args' | 'flow'> {
+/**
+ * The message as JSON. `flow` is the wire name of the message's `workflow`: messages queued by
+ * earlier releases carry it under that key, and workers of earlier releases read only that key, so
+ * it stays (it is not flow control).
+ */
+interface WireMessage extends Omit<TaskMessage, 'args' | 'workflow'> {
   args: SerializedValue;
   flow?: SerializedValue;
 }
@@ -100,13 +108,16 @@ export function encodeMessage(codec: Codec, message: TaskMessage, options: Messa
   message.args.forEach((arg, index) => {
     if (codec.inspect(arg, () => `argument ${index + 1} of ${message.task}`) === 'rich') rich = true;
   });
-  // One copy of the message with its encoded fields (this runs for every task sent).
+  // One copy of the message with its encoded fields (this runs for every task sent); `workflow`
+  // is left out of the JSON (undefined) and written under its wire key `flow`.
+  const { workflow } = message;
   const wire = {
     ...message,
     args: rich ? codec.serialize(message.args) : { json: message.args },
+    workflow: undefined,
   } as unknown as WireMessage;
   // Workflow steps carry arguments of their own: they travel through the codec too.
-  if (message.flow !== undefined) wire.flow = codec.serialize(message.flow, () => `the workflow of ${message.task}`);
+  if (workflow !== undefined) wire.flow = codec.serialize(workflow, () => `the workflow of ${message.task}`);
   const json = JSON.stringify(wire);
   const text = options.secret ? `${SIGNED_PREFIX}${hmac(json, options.secret)}:${json}` : json;
   if (options.maxBytes !== undefined) {
@@ -172,13 +183,12 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
       { cause: error },
     );
   }
-  // The freshly parsed object becomes the message (no copy: this runs for every task run).
   const { flow } = wire;
-  const message = wire as unknown as TaskMessage;
+  const message = messageOf(wire);
   message.args = args as unknown[];
   if (flow !== undefined) {
     try {
-      message.flow = codec.deserialize(flow) as Flow;
+      message.workflow = codec.deserialize(flow) as WorkflowFields;
     } catch (error) {
       throw new CeleriacError(
         'CELERIAC_INVALID_MESSAGE',
@@ -198,7 +208,7 @@ export function decodeMessage(codec: Codec, text: string, options: MessageCodecO
  * Reads a message that {@link decodeMessage} has already checked, for a process that trusts the one
  * that checked it (a pool child, given the exact text its worker decoded): its signature, fields and
  * workflow are not checked again, and only the arguments go through the codec (registered types
- * included). The workflow (`flow`) is left out: only the worker uses it.
+ * included). The workflow (wire key `flow`) is left out: only the worker uses it.
  * @throws CeleriacError `CELERIAC_INVALID_MESSAGE` when the arguments do not decode with this codec.
  */
 export function readCheckedMessage(codec: Codec, text: string): TaskMessage {
@@ -215,8 +225,19 @@ export function readCheckedMessage(codec: Codec, text: string): TaskMessage {
     );
   }
   // Only when there is one: deleting a property makes V8 slow down the object's other reads.
-  if (message.flow !== undefined) delete message.flow;
+  if (wire.flow !== undefined) delete wire.flow;
   return message;
+}
+
+/**
+ * The freshly parsed object becomes the message (no copy: this runs for every task run). A workflow
+ * step's is copied once, without its wire key `flow` (decoded into `workflow`); a `workflow` key on
+ * the wire is not the message's workflow and is dropped the same way.
+ */
+function messageOf(wire: WireMessage & { workflow?: unknown }): TaskMessage {
+  if (wire.flow === undefined && wire.workflow === undefined) return wire as unknown as TaskMessage;
+  const { flow: _flow, workflow: _workflow, ...fields } = wire;
+  return fields as unknown as TaskMessage;
 }
 
 /** The routing data a broker needs for a message. */

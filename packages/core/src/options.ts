@@ -1,6 +1,7 @@
 /**
  * Typed options of the app, of tasks and of calls, with their defaults in one place.
  */
+import type { TransactionClient } from './transaction-client';
 import type { Durability } from './capabilities';
 
 export type { Durability };
@@ -210,6 +211,14 @@ export interface ApplyOptions extends CallOptions {
    * task fails with DependencyFailedError instead of running. Waiting costs no worker slot.
    */
   dependsOn?: Dependency | readonly Dependency[];
+  /**
+   * A database client on which you ran `BEGIN`: the task is stored through it, so workers see it
+   * only if your transaction commits, and never after a ROLLBACK; `sent` resolves once it is stored
+   * in the transaction. Only a broker that declares `transactionalPublish` (PostgreSQL) takes it;
+   * on any other it throws `CELERIAC_UNSUPPORTED_BY_TRANSPORT`. It is not part of the message (a
+   * signature's `set()` should not carry it).
+   */
+  transaction?: TransactionClient;
 }
 
 /** A task that another waits for: its id or its result handle. */
@@ -225,10 +234,19 @@ export type WireProtocol = 'celeriac' | 'celery';
 export interface CeleryProtocolOptions {
   /**
    * kombu's `global_keyprefix` (broker transport option): prepended to every broker key (queues,
-   * `unacked`, bindings). Results (`celery-task-meta-<id>`) are not prefixed, as in Celery 5.2.
+   * `unacked`, bindings). Results (`celery-task-meta-<id>`) are not prefixed by it, as in Celery
+   * (see `resultKeyPrefix`).
    * @defaultValue `''`
    */
   keyPrefix?: string;
+  /**
+   * What Celery's result backend puts before its key names: results are
+   * `<resultKeyPrefix>celery-task-meta-<id>`, chords `<resultKeyPrefix>celery-taskset-meta-<id>.j`.
+   * Celery 5.2 has none; Celery 5.3+ prepends `result_backend_transport_options`' `global_keyprefix`
+   * (and a separator): set this to the text Python's result keys then start with.
+   * @defaultValue `''`
+   */
+  resultKeyPrefix?: string;
   /**
    * kombu's `visibility_timeout`: a task neither acknowledged nor renewed this long after delivery
    * goes back to its queue. Use the same value as the Python side.
@@ -245,7 +263,7 @@ export interface ResolvedAppOptions {
   prefix: string;
   visibilityTimeout: number;
   protocol: WireProtocol;
-  celery: { keyPrefix: string; visibilityTimeout: number };
+  celery: { keyPrefix: string; resultKeyPrefix: string; visibilityTimeout: number };
   resultTtl: number;
   defaultQueue: string;
   maxDeliveries: number;
@@ -266,7 +284,7 @@ export const APP_DEFAULTS = {
   prefix: 'celeriac',
   visibilityTimeout: '30s',
   protocol: 'celeriac',
-  celery: { keyPrefix: '', visibilityTimeout: '1h' },
+  celery: { keyPrefix: '', resultKeyPrefix: '', visibilityTimeout: '1h' },
   resultTtl: '1d',
   defaultQueue: 'default',
   maxDeliveries: 5,

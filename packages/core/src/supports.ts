@@ -14,6 +14,7 @@ const BROKER_METHODS = {
   remoteControl: ['broadcast', 'onControl', 'listQueues'],
   workerRecords: ['heartbeat', 'forgetWorker', 'listWorkers'],
   waitAndReserve: ['waitAndReserve'],
+  transactionalPublish: ['publishInTransaction'],
   drainedHint: ['drained'],
   reconnect: ['reconnect'],
 } as const satisfies Partial<Record<keyof BrokerCapabilities, ReadonlyArray<keyof Broker>>>;

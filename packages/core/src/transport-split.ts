@@ -32,7 +32,7 @@ export type MessageTransport = Pick<
   | 'purge'
   | 'close'
 > &
-  Partial<Pick<Broker, 'waitAndReserve' | 'drained' | 'reconnect'>>;
+  Partial<Pick<Broker, 'waitAndReserve' | 'drained' | 'reconnect' | 'listQueues'>>;
 
 /**
  * The state a deployment's workers share apart from the messages and results: revocations,

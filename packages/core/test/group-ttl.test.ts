@@ -30,8 +30,8 @@ describe('alignGroupTtls', () => {
 
   it('writes the TTL into steps sent later by a worker, even where it is already the longest', () => {
     const later: CanvasNode = { kind: 'group', id: 'g', members: [task('short'), task('short')] };
-    const flow: CanvasNode = { kind: 'chain', steps: [task('first'), later] };
-    expect(ttlsOf(alignGroupTtls(flow, ttlOf))).toEqual([undefined, 10_000, 10_000]);
+    const workflow: CanvasNode = { kind: 'chain', steps: [task('first'), later] };
+    expect(ttlsOf(alignGroupTtls(workflow, ttlOf))).toEqual([undefined, 10_000, 10_000]);
     // A chain member's result is its last step, run later: it carries the TTL too.
     const member: CanvasNode = { kind: 'chain', steps: [task('short'), task('short')] };
     const group: CanvasNode = { kind: 'group', id: 'g', members: [member, task('short')] };

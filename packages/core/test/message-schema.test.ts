@@ -15,7 +15,7 @@ function wire(): Record<string, unknown> {
     retries: 0,
     headers: { trace: 'abc' },
     publishedAt: 1_700_000_000_000,
-    flow: {
+    workflow: {
       then: [{ kind: 'task', task: 'math.add', args: [3], options: { taskId: 'step-2' }, immutable: false }],
       member: {
         group: 'g',
@@ -54,23 +54,23 @@ function problemOf(edit: (wire: Record<string, unknown>) => void): string {
   throw new Error('the message decoded');
 }
 
-/** Sets the (plain JSON) workflow of a wire message. */
-function flow(value: unknown): (wire: Record<string, unknown>) => void {
+/** Sets the (plain JSON) workflow of a wire message, under its wire key `flow`. */
+function wireWorkflow(value: unknown): (wire: Record<string, unknown>) => void {
   return (edited) => void (edited.flow = { json: value });
 }
 
 describe('the message shape check', () => {
   it('accepts a message with every field and a workflow', () => {
-    expect(decodeMessage(codec, JSON.stringify(wire())).flow?.then).toHaveLength(1);
+    expect(decodeMessage(codec, JSON.stringify(wire())).workflow?.then).toHaveLength(1);
   });
 
   it.each([
     [
       'then is a string, link a number',
-      flow({ then: 'x', link: 5 }),
+      wireWorkflow({ then: 'x', link: 5 }),
       /^flow\.then must be a list of workflow nodes, not "x"/,
     ],
-    ['a link is a number', flow({ link: [5] }), /^flow\.link\[0\] must be a workflow node/],
+    ['a link is a number', wireWorkflow({ link: [5] }), /^flow\.link\[0\] must be a workflow node/],
     [
       'the limits have no task',
       (edited: Record<string, unknown>) => void (edited.limits = { rate: { limit: 1, per: 1000, burst: 1, key: 'k' } }),
@@ -87,68 +87,70 @@ describe('the message shape check', () => {
         void (edited.limits = { task: 't', rate: { limit: 1, per: 1000, burst: 1 } }),
       /^limits\.rate\.key must be a non-empty string, and is missing/,
     ],
-    ['a step is null', flow({ then: [null] }), /^flow\.then\[0\] must be a workflow node/],
+    ['a step is null', wireWorkflow({ then: [null] }), /^flow\.then\[0\] must be a workflow node/],
     [
       'the membership is empty',
-      flow({ member: {} }),
+      wireWorkflow({ member: {} }),
       /^flow\.member\.group must be a non-empty string, and is missing/,
     ],
-    ['the flow is not an object', flow(7), /^flow must be an object, not 7/],
+    ['the workflow is not an object', wireWorkflow(7), /^flow must be an object, not 7/],
     [
       'the traceparent is not a W3C traceparent',
       (edited: Record<string, unknown>) => void (edited.headers = { traceparent: '00-abc-def-01' }),
       /^headers\.traceparent must be a W3C traceparent/,
     ],
     [
-      'the flow is not encoded',
+      'the workflow is not encoded',
       (edited: Record<string, unknown>) => void (edited.flow = 5),
       /^flow must be an encoded value/,
     ],
     [
       'a kind is unknown',
-      flow({ then: [{ kind: 'lambda' }] }),
+      wireWorkflow({ then: [{ kind: 'lambda' }] }),
       /^flow\.then\[0\]\.kind must be 'task', 'group' or 'chain', not "lambda"/,
     ],
     [
       'a step has no id',
-      flow({ then: [{ kind: 'task', task: 't', args: [], options: {}, immutable: false }] }),
+      wireWorkflow({ then: [{ kind: 'task', task: 't', args: [], options: {}, immutable: false }] }),
       /^flow\.then\[0\]\.options\.taskId must be a non-empty string/,
     ],
     [
       'a step has callbacks as options',
-      flow({ then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', link: {} }, immutable: false }] }),
+      wireWorkflow({
+        then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', link: {} }, immutable: false }],
+      }),
       /^flow\.then\[0\]\.options\.link must be absent/,
     ],
     [
       'a step depends on null',
-      flow({
+      wireWorkflow({
         then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a', dependsOn: [null] }, immutable: false }],
       }),
       /options\.dependsOn must be a list of task ids/,
     ],
     [
       'a group is empty',
-      flow({ link: [{ kind: 'group', id: 'g', members: [] }] }),
+      wireWorkflow({ link: [{ kind: 'group', id: 'g', members: [] }] }),
       /^flow\.link\[0\]\.members must be a non-empty list/,
     ],
     [
       'a chain has no steps',
-      flow({ linkError: [{ kind: 'chain' }] }),
+      wireWorkflow({ linkError: [{ kind: 'chain' }] }),
       /^flow\.linkError\[0\]\.steps must be a non-empty list/,
     ],
     [
       'a member index is past the size',
-      flow({ member: { group: 'g', index: 3, size: 2, body: { steps: [] } } }),
+      wireWorkflow({ member: { group: 'g', index: 3, size: 2, body: { steps: [] } } }),
       /^flow\.member\.index must be an integer below the size/,
     ],
     [
       'a chord body has no steps',
-      flow({ member: { group: 'g', index: 0, size: 2, body: { steps: [] } } }),
+      wireWorkflow({ member: { group: 'g', index: 0, size: 2, body: { steps: [] } } }),
       /^flow\.member\.body\.steps must be a non-empty list/,
     ],
     [
       'a nested errback is wrong',
-      flow({
+      wireWorkflow({
         then: [{ kind: 'task', task: 't', args: [], options: { taskId: 'a' }, immutable: false, linkError: 'x' }],
       }),
       /^flow\.then\[0\]\.linkError must be a list/,
@@ -223,6 +225,6 @@ describe('the message shape check', () => {
   it('refuses a workflow nested past its depth limit without overflowing the stack', () => {
     let node: unknown = { kind: 'task', task: 't', args: [], options: { taskId: 'leaf' }, immutable: false };
     for (let depth = 0; depth < 1_000; depth++) node = { kind: 'chain', steps: [node] };
-    expect(problemOf(flow({ then: [node] }))).toMatch(/must be nested at most \d+ deep/);
+    expect(problemOf(wireWorkflow({ then: [node] }))).toMatch(/must be nested at most \d+ deep/);
   });
 });

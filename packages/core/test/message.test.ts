@@ -31,6 +31,24 @@ describe('task messages', () => {
     expect(decodeMessage(codec, encodeMessage(codec, original))).toEqual(original);
   });
 
+  it('carry the workflow under the wire key `flow`, as messages already queued do', () => {
+    const step = { kind: 'task', task: 'next', args: [new Date(0)], options: { taskId: 's2' }, immutable: false };
+    const workflow = { then: [step] };
+    const original = message({ workflow: workflow as unknown as TaskMessage['workflow'] });
+    const wire = JSON.parse(encodeMessage(codec, original)) as Record<string, unknown>;
+    expect(wire).toHaveProperty('flow');
+    expect(wire).not.toHaveProperty('workflow');
+    expect(decodeMessage(codec, encodeMessage(codec, original))).toEqual(original);
+    // A message as the release before the rename wrote it.
+    const earlier = JSON.stringify({ ...message({ args: [1] }), args: { json: [1] }, flow: codec.serialize(workflow) });
+    const read = decodeMessage(codec, earlier);
+    expect(read.workflow).toEqual(workflow);
+    expect(read).not.toHaveProperty('flow');
+    // `workflow` is the decoded name only: a wire message's own `workflow` key is not read.
+    const stray = JSON.stringify({ ...message({ args: [1] }), args: { json: [1] }, workflow });
+    expect(decodeMessage(codec, stray)).not.toHaveProperty('workflow');
+  });
+
   it('with a secret: a signed message decodes, a tampered, foreign or unsigned one does not', () => {
     const signed = encodeMessage(codec, message(), { secret: 's3cret' });
     expect(signed.startsWith('hmac-sha256:')).toBe(true);
@@ -101,7 +119,7 @@ describe('task messages', () => {
     }
     const withMoney = new Codec();
     withMoney.registerClass(Money);
-    const flow = { chain: [{ task: 'next', args: [new Money(1)] }] } as unknown as TaskMessage['flow'];
+    const workflow = { chain: [{ task: 'next', args: [new Money(1)] }] } as unknown as TaskMessage['workflow'];
 
     it.each([
       ['unsigned', {}],
@@ -109,12 +127,18 @@ describe('task messages', () => {
     ])(
       '%s: gives the fields and the arguments, registered types included, and leaves the workflow out',
       (_, options) => {
-        const original = message({ args: [new Money(250), new Date(0), 3n], headers: { a: 'b' }, parentId: 'p', flow });
+        const original = message({
+          args: [new Money(250), new Date(0), 3n],
+          headers: { a: 'b' },
+          parentId: 'p',
+          workflow,
+        });
         const text = encodeMessage(withMoney, original, options);
         const read = readCheckedMessage(withMoney, text);
-        const { flow: _flow, ...rest } = original;
+        const { workflow: _workflow, ...rest } = original;
         expect(read).toEqual(rest);
         expect(read.args[0]).toBeInstanceOf(Money);
+        expect(read).not.toHaveProperty('workflow');
         expect(read).not.toHaveProperty('flow');
       },
     );

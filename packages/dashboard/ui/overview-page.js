@@ -2,6 +2,23 @@
 // from the live feed's `overview` messages.
 import { act, ActionButton, ago, BarChart, bytes, html, notify, Table } from './views.js';
 
+const WORKER_HEADERS = [
+  ...['Worker', 'Status', 'PID', 'Pool', 'Concurrency', 'Queues'],
+  ...['Running', 'Reserved', 'Done', 'RSS', 'Heartbeat', ''],
+];
+
+/** Tasks a worker holds for a slot, not running yet (prefetched, or queued in a pool child). */
+function reserved(worker) {
+  return worker.active === undefined || worker.busy === undefined
+    ? undefined
+    : Math.max(0, worker.active - worker.busy);
+}
+
+/** What the online workers hold for a slot: waiting as much as a ready task in the queue. */
+function reservedOf(workers) {
+  return workers.reduce((sum, worker) => sum + (reserved(worker) ?? 0), 0);
+}
+
 export function OverviewPage({ overview, refresh }) {
   if (!overview) return html`<p class="loading">Waiting for the first overview…</p>`;
   const { workers, queues, history } = overview;
@@ -21,12 +38,17 @@ export function OverviewPage({ overview, refresh }) {
       <div class="card"><b data-test="workers-online">${online.length}</b> workers online</div>
       <div class="card"><b data-test="succeeded-hour">${hour('succeeded')}</b> succeeded (1 h)</div>
       <div class="card"><b data-test="failed-hour">${hour('failed')}</b> failed (1 h)</div>
-      <div class="card"><b>${queues.reduce((sum, queue) => sum + queue.ready + queue.delayed, 0)}</b> waiting</div>
+      <div class="card">
+        <b data-test="waiting"
+          >${queues.reduce((sum, queue) => sum + queue.ready + queue.delayed, 0) + reservedOf(online)}</b
+        >
+        waiting
+      </div>
     </div>
     <h2>Workers</h2>
     <${Table}
       test="workers"
-      headers=${['Worker', 'Status', 'PID', 'Pool', 'Concurrency', 'Queues', 'Active', 'Done', 'RSS', 'Heartbeat', '']}
+      headers=${WORKER_HEADERS}
       empty="No worker has been seen in the last hour."
       rows=${workers.map(
         (worker) =>
@@ -35,9 +57,16 @@ export function OverviewPage({ overview, refresh }) {
             <td><span class=${`badge worker-${worker.status}`}>${worker.status}</span></td>
             <td>${worker.pid}</td>
             <td>${worker.pool ?? '-'}</td>
-            <td>${worker.concurrency ?? '-'}</td>
+            <td data-test="worker-concurrency">
+              ${worker.concurrency ?? '-'}${
+                worker.autoscale
+                  ? html` <span class="muted">(${worker.autoscale.min}..${worker.autoscale.max})</span>`
+                  : ''
+              }
+            </td>
             <td>${(worker.queues ?? []).join(', ')}</td>
-            <td>${worker.active ?? '-'}</td>
+            <td data-test="running">${worker.busy ?? worker.active ?? '-'}</td>
+            <td data-test="reserved">${reserved(worker) ?? '-'}</td>
             <td>${worker.processed ?? '-'}</td>
             <td>${bytes(worker.rss)}</td>
             <td>${ago(worker.heartbeat)}</td>
@@ -62,7 +91,7 @@ export function OverviewPage({ overview, refresh }) {
     <h2>Queues</h2>
     <${Table}
       test="queues"
-      headers=${['Queue', 'Ready', 'Scheduled', 'Active', 'Dead', 'Failed', 'Paused', '']}
+      headers=${['Queue', 'Ready', 'Scheduled', 'Leased', 'Dead', 'Failed', 'Paused', '']}
       empty="No queue has been published to yet."
       rows=${queues.map(
         (queue) =>

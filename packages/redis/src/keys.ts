@@ -49,18 +49,31 @@
  * which the requester pops with BLPOP and which expires on its own).
  */
 
-/** The keys of one queue, in the order the scripts take them. */
-export interface QueueKeys {
-  ready: string;
-  delayed: string;
-  active: string;
-  messages: string;
-  meta: string;
-  seq: string;
-  marker: string;
-  dead: string;
-  deadInfo: string;
-}
+/**
+ * The names of a queue's keys, in the order every queue script takes them (KEYS[1..9]). The scripts'
+ * shared include declares them in this order (`local ready = KEYS[1]`, ...); the loader checks that
+ * it does (see script-keys.ts).
+ */
+export const QUEUE_KEYS = [
+  'ready',
+  'delayed',
+  'active',
+  'messages',
+  'meta',
+  'seq',
+  'marker',
+  'dead',
+  'deadInfo',
+] as const;
+
+/** The keys of one queue, by name (see {@link QUEUE_KEYS} for their order in a script call). */
+export type QueueKeys = { readonly [Name in (typeof QUEUE_KEYS)[number]]: string };
+
+/** The names of a queue's failed-task registry keys, in the order the scripts take them after the queue's. */
+export const FAILED_KEYS = ['failed', 'failedInfo'] as const;
+
+/** The failed-task registry keys of one queue, by name. */
+export type FailedKeys = { readonly [Name in (typeof FAILED_KEYS)[number]]: string };
 
 /** The keys of the beat scheduler. */
 export interface BeatKeys {
@@ -92,7 +105,7 @@ export class KeySpace {
   }
 
   /** The failed-task registry of a queue (same hash tag as its other keys). */
-  failed(name: string): { failed: string; failedInfo: string } {
+  failed(name: string): FailedKeys {
     const base = `${this.prefix}:{${this.prefix}:${name}}`;
     return { failed: `${base}:failed`, failedInfo: `${base}:failed-info` };
   }
@@ -180,7 +193,11 @@ export class KeySpace {
   }
 }
 
-/** Queue keys in script order (KEYS[1..9]). */
+/**
+ * Queue keys in script order (KEYS[1..9], as {@link QUEUE_KEYS} lists them; script-keys.test.ts
+ * checks that they agree). Written out rather than mapped from the list: every publish, reserve and
+ * ack builds one, so it stays the plain array it always was.
+ */
 export function queueKeyList(keys: QueueKeys): string[] {
   return [
     keys.ready,

@@ -7,17 +7,17 @@ import { RedisFixture } from '@celeriac/test-support';
 /** Messages with one field a worker cannot use, and the start of the dead letter's reason. */
 export const BAD_FIELDS: Array<[string, Record<string, unknown>, string]> = [
   [
-    'a flow whose then is a string and link a number',
+    'a workflow whose then is a string and link a number',
     { flow: { json: { then: 'x', link: 5 } } },
     'invalid message: flow.then must be a list of workflow nodes',
   ],
   [
-    'a flow link that is a number',
+    'a workflow link that is a number',
     { flow: { json: { link: [5] } } },
     'invalid message: flow.link[0] must be a workflow node',
   ],
   [
-    'a flow step that is null',
+    'a workflow step that is null',
     { flow: { json: { then: [null] } } },
     'invalid message: flow.then[0] must be a workflow node',
   ],

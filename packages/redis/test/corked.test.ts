@@ -4,9 +4,10 @@
  * On Redis Cluster the socket is that of one master's connection: the test's keys share a hash tag,
  * and the tests use the connection to the master serving it.
  */
-import { isCluster, RedisConnection } from '@celeriac/redis';
-import { corkableStream, corked, corkedThroughTick } from '../src/connection';
-import { masterFor } from '../src/redis-client';
+import { RedisConnection } from '@celeriac/redis';
+import { isCluster } from '@celeriac/redis/internal';
+import { corkableStream, corked, corkedThroughTick } from '../src/connection/connection';
+import { masterFor } from '../src/connection/redis-client';
 import type { Redis } from 'ioredis';
 import { deleteKeysUnder, freshPrefix, REDIS_URL } from '@celeriac/test-support';
 

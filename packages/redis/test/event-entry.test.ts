@@ -1,6 +1,6 @@
 /** The compact stream entry of a batch of events: every event type reads back as it was written. */
 import type { CeleriacEvent } from '@celeriac/core';
-import { decodeEventEntry, encodeEventEntry } from '../src/event-entry';
+import { decodeEventEntry, encodeEventEntry } from '../src/events/event-entry';
 
 const at = 1_764_124_151_570;
 const task = { taskId: 't-1', task: 'orders.ship', queue: 'default', retries: 1 };

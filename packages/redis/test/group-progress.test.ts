@@ -1,5 +1,5 @@
 import type { GroupProgress } from '@celeriac/core';
-import { GroupProgressBatcher } from '../src/group-progress';
+import { GroupProgressBatcher } from '../src/backend/group-progress';
 
 /** A counter that keeps its groups' bits in memory and logs each call it gets. */
 function countingStore() {

@@ -5,7 +5,7 @@
  * that replicas confirm: packages/celeriac/test/sentinel and packages/celeriac/test/cluster.)
  */
 import { Celeriac } from 'celeriac';
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 import { masterHolding, RedisFixture, withReplicasStopped } from '@celeriac/test-support';
 
 describe("durability: 'replicated'", () => {

@@ -4,7 +4,7 @@
  */
 import { CeleriacError } from '@celeriac/core';
 import { parseTransportUrl, transportUrlText } from '@celeriac/core/internal';
-import { redactUrl, sentinelOptions } from '@celeriac/redis';
+import { redactUrl, sentinelOptions } from '@celeriac/redis/internal';
 
 describe('Sentinel URLs', () => {
   it('name the Sentinels, the master, its database and the credentials of servers and Sentinels', () => {

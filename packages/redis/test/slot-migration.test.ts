@@ -1,7 +1,7 @@
 /** Which errors mean that a cluster refused a script call because its slot was moving (and ran nothing). */
 import { BrokerUnavailableError } from '@celeriac/core';
-import { isSlotMoving, retryWhileSlotMoves } from '../src/slot-migration';
-import { unavailable } from '../src/unavailable';
+import { isSlotMoving, retryWhileSlotMoves } from '../src/connection/slot-migration';
+import { unavailable } from '../src/connection/unavailable';
 
 describe('isSlotMoving', () => {
   it.each([

@@ -53,3 +53,16 @@ export { testBroker, testBrokerPlace, type TestBroker, type TestBrokerPlace } fr
 export { injectReady, rawMessage } from './inject';
 export { CHROMIUM, launchBrowser, type TestBrowser } from './browser';
 export { readLiveMessages, type LiveMessage } from './live-messages';
+export { dropSchema, freshPostgresPrefix, POSTGRES_URL, withPostgres } from './postgres-fixture';
+export { PostgresServer, type PostgresServerOptions, type PostgresStopMode } from './postgres-server';
+export { untilTrue } from './until';
+export { createTestVhost, RABBITMQ_BASE_URL, rabbitmqctl, VHOST_TIMEOUT, type TestVhost } from './rabbitmq-fixture';
+export {
+  quorumLeader,
+  RABBIT_NODE_TIMEOUT,
+  startRabbitCluster,
+  startRabbitNode,
+  type RabbitCluster,
+  type RabbitNode,
+  type RabbitNodeOptions,
+} from './rabbitmq-node';

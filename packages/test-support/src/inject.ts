@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@celeriac/redis';
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 
 /** The JSON of a well-formed message of `task`, with `fields` over it (undefined removes a field). */
 export function rawMessage(

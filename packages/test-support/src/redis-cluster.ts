@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { untilTrue } from './until';
 
 const run = promisify(execFile);
 
@@ -59,12 +60,8 @@ async function clusterOk(ports: readonly number[]): Promise<boolean> {
 }
 
 /** Resolves once `check` is true; throws after `ms`. */
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`The test cluster did not ${what} within ${ms} ms.`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  return untilTrue(check, `the test cluster to ${what}`, ms);
 }
 
 /** Starts the test cluster on the six ports from `base` unless one is up there already. */

@@ -5,14 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
-import {
-  isClusterUrl,
-  isSentinelUrl,
-  parseClusterUrl,
-  scanKeys,
-  sentinelOptions,
-  type RedisClient,
-} from '@celeriac/redis';
+import { type RedisClient } from '@celeriac/redis';
+import { isClusterUrl, isSentinelUrl, parseClusterUrl, scanKeys, sentinelOptions } from '@celeriac/redis/internal';
 import { Celeriac, type CeleriacOptions } from 'celeriac';
 import { CLUSTER_URL } from './redis-cluster';
 import { SENTINEL_URL } from './sentinel-servers';

@@ -4,8 +4,9 @@
  * stopped (SIGSTOP) and continued (SIGCONT), which Redis sees as a replica that went quiet.
  */
 import { Redis } from 'ioredis';
-import { isCluster, type RedisClient } from '@celeriac/redis';
-import { masterFor } from '../../redis/src/redis-client';
+import { type RedisClient } from '@celeriac/redis';
+import { isCluster } from '@celeriac/redis/internal';
+import { masterFor } from '../../redis/src/connection/redis-client';
 
 /** `host:port` of each replica `master` reports (none on the shared single node). */
 export async function replicaAddresses(master: Redis): Promise<{ host: string; port: number }[]> {

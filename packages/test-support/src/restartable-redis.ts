@@ -5,9 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 import { answers } from './on-port';
 
 const HOST = '127.0.0.1';
@@ -64,18 +64,4 @@ export class RestartableRedis {
     await this.kill();
     rmSync(this.folder, { recursive: true, force: true });
   }
-}
-
-/** A port nothing listens on now (the kernel's pick for an ephemeral listener, closed again). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }

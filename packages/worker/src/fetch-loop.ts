@@ -15,8 +15,8 @@ import type { WorkerSlots } from './worker-slots';
 /** What the fetch loop works with. */
 export interface FetchLoopOptions {
   broker: Broker;
-  /** Deliveries reserved ahead of the free slots. */
-  prefetch: number;
+  /** Deliveries reserved ahead of the free slots (read each round when a function: autoscale moves it). */
+  prefetch: number | (() => number);
   logger: Logger;
   slots: WorkerSlots;
   /** The queues consumed now (control changes them). */
@@ -79,7 +79,7 @@ export class FetchLoop {
       const queues = this.options.queues();
       const changes = this.changes;
       // Reserve ahead (up to `prefetch` waiting here) so the next batch is on hand when slots free up.
-      const room = slots.room(prefetch);
+      const room = slots.room(typeof prefetch === 'number' ? prefetch : prefetch());
       if (room <= 0) {
         await slots.untilFreed();
         continue;

@@ -45,6 +45,11 @@ export class Heartbeat {
     this.timer.unref();
   }
 
+  /** Beats now, between the timer's beats (the pool's size changed); never rejects. */
+  refresh(): Promise<void> {
+    return this.timer === undefined ? Promise.resolve() : this.beat();
+  }
+
   /** Stops beating and removes the record. */
   async stop(hostname: string): Promise<void> {
     clearInterval(this.timer);
@@ -73,6 +78,7 @@ export class Heartbeat {
         pid: info.pid,
         timestamp: info.heartbeat,
         active: info.active,
+        ...(info.busy === undefined ? {} : { busy: info.busy }),
         processed: info.processed,
         load: loadavg(),
         rss: process.memoryUsage.rss(),

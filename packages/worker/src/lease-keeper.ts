@@ -109,7 +109,7 @@ export class LeaseKeeper {
           return entry;
         });
         await this.options.store(entries);
-        for (const { message, error } of failures) if (message?.flow) this.unsettled.push({ message, error });
+        for (const { message, error } of failures) if (message?.workflow) this.unsettled.push({ message, error });
         logger.error(
           { ids: report.dead.map((dead) => dead.id) },
           `Dead-lettered ${report.dead.length} task(s) delivered too often`,

@@ -10,6 +10,7 @@ import {
   toMilliseconds,
   type AllowedHosts,
 } from '@celeriac/core/internal';
+import { resolveAutoscale, type AutoscaleOptions, type ResolvedAutoscale } from './autoscale-options';
 import type { Logger } from './logger';
 import { quietLogger } from './logger';
 
@@ -27,10 +28,16 @@ export interface WorkerOptions {
    */
   queues?: readonly string[];
   /**
-   * How many tasks run at once.
+   * How many tasks run at once. Not with `autoscale`, which moves the size between its bounds.
    * @defaultValue the number of CPUs
    */
   concurrency?: number;
+  /**
+   * Grows the `prefork` or `fork` pool while tasks wait (up to `max`) and shrinks it after `idle`
+   * without use (down to `min`); see docs/workers.md. The `inline` pool refuses it.
+   * @defaultValue a fixed `concurrency`
+   */
+  autoscale?: AutoscaleOptions;
   /**
    * How tasks are run.
    * @defaultValue `'inline'`
@@ -49,7 +56,7 @@ export interface WorkerOptions {
   /**
    * How many tasks the worker reserves ahead of its free slots, so the next ones are on hand when a
    * task ends. Use 0 for long tasks, so that waiting tasks stay free for other workers.
-   * @defaultValue `concurrency`
+   * @defaultValue `concurrency`; with `autoscale`, the pool's current size
    */
   prefetch?: number;
   /**
@@ -118,7 +125,11 @@ export interface ResolvedWorkerOptions {
   maxMemoryPerChild: number | undefined;
   timeLimit: number | undefined;
   softTimeLimit: number | undefined;
+  /** With `autoscale`, the starting value when not given (it then follows the pool size). */
   prefetch: number;
+  /** Whether `prefetch` was given: if not, it follows the pool size under `autoscale`. */
+  prefetchGiven: boolean;
+  autoscale: ResolvedAutoscale | undefined;
   shutdownTimeout: number;
   hostname: string;
   logger: Logger;
@@ -128,7 +139,10 @@ export interface ResolvedWorkerOptions {
 
 /** Fills in defaults and validates; throws `CELERIAC_INVALID_OPTION` naming the bad option. */
 export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: string): ResolvedWorkerOptions {
-  const concurrency = options.concurrency ?? availableParallelism();
+  const pool = options.pool ?? 'inline';
+  if (!['inline', 'prefork', 'fork'].includes(pool)) throw invalid('pool', pool, "'inline', 'prefork' or 'fork'");
+  const autoscale = resolveAutoscale(options.autoscale, pool, options.concurrency);
+  const concurrency = autoscale?.min ?? options.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw invalid('concurrency', concurrency, 'an integer of at least 1');
   const prefetch = options.prefetch ?? concurrency;
@@ -137,8 +151,6 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
   if (queues.length === 0) throw invalid('queues', queues, 'at least one queue name');
   const badQueue = queues.find((queue) => !isQueueName(queue));
   if (badQueue !== undefined) throw invalid('queues', badQueue, `queue names of ${QUEUE_NAME_RULE}`);
-  const pool = options.pool ?? 'inline';
-  if (!['inline', 'prefork', 'fork'].includes(pool)) throw invalid('pool', pool, "'inline', 'prefork' or 'fork'");
   if (pool !== 'inline' && !options.appModule)
     throw invalid('appModule', options.appModule, `the path of the app module, which ${pool} pool children load`);
   for (const [name, value] of [
@@ -159,6 +171,8 @@ export function resolveWorkerOptions(options: WorkerOptions, defaultQueue: strin
     timeLimit: optionalMilliseconds(options.timeLimit, 'timeLimit'),
     softTimeLimit: optionalMilliseconds(options.softTimeLimit, 'softTimeLimit'),
     prefetch,
+    prefetchGiven: options.prefetch !== undefined,
+    autoscale,
     shutdownTimeout: toMilliseconds(options.shutdownTimeout ?? '30s', 'shutdownTimeout'),
     hostname: options.hostname ?? `${hostname()}:${process.pid}`,
     logger: options.logger ?? quietLogger,

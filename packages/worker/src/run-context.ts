@@ -1,4 +1,4 @@
-/** What running a delivery needs from the worker: run-delivery.ts and dependencies.ts share it. */
+/** What running a delivery needs from the worker: the stages of its pipeline (delivery/pipeline.ts) share it. */
 import type { Broker } from '@celeriac/core';
 import type { Logger } from './logger';
 import type { TaskMetrics } from './metrics/task-metrics';

@@ -3,7 +3,7 @@
  * `control` commands (shutdown, pool size, consumed queues). Requests naming other workers are ignored.
  */
 import type { Broker, ControlReply, ControlRequest, HeldTask } from '@celeriac/core';
-import { controlOf } from '@celeriac/core/internal';
+import { controlOf, plainJson } from '@celeriac/core/internal';
 import type { Logger } from './logger';
 
 /** How much of a task's arguments `inspect` shows. */
@@ -16,6 +16,8 @@ export interface ControlledWorker {
   readonly started: number;
   queues(): readonly string[];
   concurrency(): number;
+  /** The autoscale bounds, when the pool autoscales (`concurrency` is then its size now). */
+  autoscale(): { min: number; max: number } | undefined;
   processed(): number;
   /** Tasks running now. */
   active(): HeldTask[];
@@ -83,6 +85,7 @@ export class WorkerControl {
           pid: process.pid,
           pool: worker.pool,
           concurrency: worker.concurrency(),
+          ...autoscaleField(worker.autoscale()),
           queues: worker.queues(),
           started: worker.started,
           uptime: Date.now() - worker.started,
@@ -127,12 +130,19 @@ export class WorkerControl {
   }
 }
 
+function autoscaleField(bounds: { min: number; max: number } | undefined): {
+  autoscale?: { min: number; max: number };
+} {
+  return bounds === undefined ? {} : { autoscale: bounds };
+}
+
 /** A short, readable preview of a task's arguments. */
 export function argsPreview(args: readonly unknown[] | undefined): string {
   if (args === undefined) return '?';
   let text: string;
   try {
-    text = JSON.stringify(args) ?? '';
+    // Plain JSON data (a Map as an object, a BigInt as a number), not the codec's wire form.
+    text = JSON.stringify(plainJson(args)) ?? '';
   } catch {
     text = '[unserializable]';
   }

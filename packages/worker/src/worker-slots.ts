@@ -1,23 +1,23 @@
 /**
- * The worker's slots: the deliveries it holds (leased until settled), which of them run now (at most
- * the slot count), which wait in prefetch, and which wait for a slot again after their dependencies.
- * Tasks coming back from their dependencies start before prefetched ones.
+ * The worker's slots: the deliveries it holds (leased until settled), which of them occupy a slot (at
+ * most the slot count), which of those run now, which wait in prefetch, and which wait for a slot
+ * again after their dependencies. Tasks coming back from their dependencies start before prefetched
+ * ones. A pool child may hold a job queued behind the one it runs: it takes a slot but is not
+ * running until the child says it began it, so `inspect active`, heartbeats and metrics count it as
+ * reserved (held for a slot) until then.
  */
 import type { Delivery, HeldTask } from '@celeriac/core';
-import type { DeliveryReading } from './read-delivery';
+import type { HeldDelivery } from './delivery/ending';
+import type { DeliveryReading } from './delivery/stages/read';
 import { RunSignal } from './run-signal';
 import { argsPreview } from './worker-control';
 
 /** A delivery the worker holds, from its reservation until it is settled. */
-export interface HeldRun {
-  delivery: Delivery;
-  /** Its message, read when it was reserved. */
-  reading: DeliveryReading;
-  stop: RunSignal;
+export interface HeldRun extends HeldDelivery {
   done: Promise<void>;
   /** Set once it was handed back to the queue (at shutdown). */
   handedBack?: true;
-  /** Epoch ms when a slot began running it. */
+  /** Epoch ms when its task function began (for a pool: when the child said so). */
   started?: number;
   /** The pool child whose task function runs it, once the child said it began it. */
   childPid?: number;
@@ -31,14 +31,18 @@ export interface SlotsOwner {
   canStart(): boolean;
   /** Runs a held delivery in the slot just taken for it; sets its `done`. */
   run(held: HeldRun): void;
+  /** Called after tasks were taken in, started or ended (the autoscaler looks at the demand). */
+  changed?(): void;
 }
 
 /** The held deliveries of one worker and the slots they run in. */
 export class WorkerSlots {
   /** Deliveries held (leased) until settled; their leases are renewed. */
   readonly held = new Map<string, HeldRun>();
-  /** Ids whose task function is running: these occupy the slots. */
+  /** Ids given a slot (their runner has them): these occupy the slots. */
   readonly executing = new Set<string>();
+  /** Ids of `executing` whose task function began: what runs now (a pool child may queue the others). */
+  private readonly running = new Set<string>();
   /** Reserved but not started yet, in reservation order. */
   private prefetched: HeldRun[] = [];
   /** Tasks waiting for a slot again after their dependencies finished. */
@@ -81,9 +85,14 @@ export class WorkerSlots {
     while (this.executing.size < this.owner.slots() && this.prefetched.length > 0 && this.owner.canStart()) {
       const entry = this.prefetched.shift() as HeldRun;
       this.executing.add(entry.delivery.id);
-      entry.started = Date.now();
       this.owner.run(entry);
     }
+    this.owner.changed?.();
+  }
+
+  /** Tasks that want a slot now: running, prefetched, or back from their dependencies. */
+  demand(): number {
+    return this.executing.size + this.prefetched.length + this.resuming.length;
   }
 
   /** Gives a slot back to a task that released it to wait for its dependencies. */
@@ -101,8 +110,23 @@ export class WorkerSlots {
     });
   }
 
+  /** Task `id` began running (in this process, or in pool child `childPid`). */
+  began(id: string, childPid: number | undefined): void {
+    const entry = this.held.get(id);
+    if (!entry || !this.executing.has(id)) return;
+    this.running.add(id);
+    entry.started ??= Date.now();
+    if (childPid !== undefined) entry.childPid = childPid;
+  }
+
+  /** How many tasks run now: the busy slots (heartbeats, metrics). */
+  busy(): number {
+    return this.running.size;
+  }
+
   /** Frees the slot of task `id` (its function is done, or it waits for its dependencies). */
   release(id: string): void {
+    this.running.delete(id);
     if (!this.executing.delete(id)) return;
     this.pump();
     this.wakeFetch();
@@ -118,12 +142,12 @@ export class WorkerSlots {
 
   /** The tasks running now, as `inspect active` shows them. */
   active(): HeldTask[] {
-    return heldTasks([...this.held.values()].filter((entry) => this.executing.has(entry.delivery.id)));
+    return heldTasks([...this.held.values()].filter((entry) => this.running.has(entry.delivery.id)));
   }
 
-  /** The tasks held but not running, as `inspect reserved` shows them. */
+  /** The tasks held but not running (prefetched, or queued in a pool child), as `inspect reserved` shows them. */
   reserved(): HeldTask[] {
-    return heldTasks([...this.held.values()].filter((entry) => !this.executing.has(entry.delivery.id)));
+    return heldTasks([...this.held.values()].filter((entry) => !this.running.has(entry.delivery.id)));
   }
 }
 

@@ -9,7 +9,7 @@
  *   abort and their messages go back to the queue at once (not after the lease lapses).
  *
  * This class wires the parts and runs the lifecycle; the fetch loop (fetch-loop.ts), the slots and
- * prefetch (worker-slots.ts), one delivery's run (run-delivery.ts), the hand-backs at shutdown
+ * prefetch (worker-slots.ts), one delivery's way (delivery/pipeline.ts), the hand-backs at shutdown
  * (shutdown-hand-back.ts) and the control answers (worker-control.ts) live in modules of their own.
  */
 import {
@@ -20,8 +20,9 @@ import {
   type Revocation,
   type WorkerEvent,
 } from '@celeriac/core';
-import { runtimeOf, terminationOf, toRemoteError, type Closeable } from '@celeriac/core/internal';
+import { keepProcessAlive, runtimeOf, terminationOf, toRemoteError, type Closeable } from '@celeriac/core/internal';
 import { failDeadLettered } from './delivery/hand-back';
+import { readDelivery, runDelivery } from './delivery/pipeline';
 import { FetchLoop } from './fetch-loop';
 import { Heartbeat } from './heartbeat';
 import type { MetricsServer } from './metrics/metrics-server';
@@ -38,8 +39,6 @@ import { Revocations } from './revocations';
 import { createRunner } from './pool/create-runner';
 import type { TaskRunner } from './runner';
 import type { RunContext } from './run-context';
-import { readDelivery } from './read-delivery';
-import { runDelivery } from './run-delivery';
 import { Settler } from './settler';
 import { ShutdownHandBack } from './shutdown-hand-back';
 import { TaskEvents } from './task-events';
@@ -47,6 +46,7 @@ import type { WorkerApp } from './worker-app';
 import { WorkerControl, type ControlledWorker } from './worker-control';
 import { WorkerSlots, type HeldRun } from './worker-slots';
 import { waitAll } from './wait-all';
+import { WorkerAutoscale } from './worker-autoscale';
 
 /** A worker's lifecycle state. */
 export type WorkerState = 'idle' | 'running' | 'closing' | 'closed';
@@ -62,6 +62,7 @@ export class Worker implements Closeable {
     slots: () => Math.max(this.concurrency, this.runner?.capacity ?? 0),
     canStart: () => this.stateValue === 'running',
     run: (entry) => this.dispatch(entry),
+    changed: () => this.autoscale?.observe(),
   });
   private readonly forced = new AbortController();
   private fetchLoop!: FetchLoop;
@@ -80,12 +81,16 @@ export class Worker implements Closeable {
   private metricsServer: MetricsServer | undefined;
   private control: WorkerControl | undefined;
   private events: TaskEvents | undefined;
+  private autoscale: WorkerAutoscale | undefined;
+  /** The resize in progress: control commands and the autoscaler take turns. */
+  private resizing: Promise<void> = Promise.resolve();
   /** The queues consumed now (control add-consumer/cancel-consumer change them). */
   private queues: string[] = [];
   /** Tasks run at once now (control pool-grow/pool-shrink change it). */
   private concurrency = 1;
   private readonly stoppedPromise: Promise<void>;
   private markStopped!: () => void;
+  private releaseProcess: (() => void) | undefined;
 
   private readonly app: WorkerApp;
 
@@ -96,6 +101,8 @@ export class Worker implements Closeable {
     this.queues = [...this.options.queues];
     this.concurrency = this.options.concurrency;
     this.stoppedPromise = new Promise((resolve) => (this.markStopped = resolve));
+    // A running worker holds its process open: its connections let go of it when they are quiet.
+    void this.stoppedPromise.then(() => this.releaseProcess?.());
   }
 
   /** Resolves once the worker has stopped, whoever stopped it (`close()`, or a control `shutdown`). */
@@ -127,12 +134,15 @@ export class Worker implements Closeable {
       );
     }
     this.stateValue = 'running';
+    this.releaseProcess = keepProcessAlive();
     const { broker, backend, options } = this.app;
     this.broker = broker;
     // Made now, so a close() during the start stops it before it begins.
     this.fetchLoop = new FetchLoop({
       broker,
-      prefetch: this.options.prefetch,
+      prefetch: this.options.autoscale
+        ? () => this.autoscale?.prefetch() ?? this.options.prefetch
+        : this.options.prefetch,
       logger: this.options.logger,
       slots: this.slots,
       queues: () => this.queues,
@@ -185,10 +195,7 @@ export class Worker implements Closeable {
       logger: this.options.logger,
       hostname: this.options.hostname,
       isRevoked: (id) => this.revocations.has(id),
-      began: (id, childPid) => {
-        const entry = this.slots.held.get(id);
-        if (entry && childPid !== undefined) entry.childPid = childPid;
-      },
+      began: (id, childPid) => this.slots.began(id, childPid),
       released: (id) => this.slots.release(id),
       acquire: (id, stop) => this.slots.acquire(id, stop),
     };
@@ -210,11 +217,12 @@ export class Worker implements Closeable {
         queues: this.queues,
         pool: this.options.pool,
         concurrency: this.concurrency,
+        ...this.autoscale?.report(),
         started,
         heartbeat: Date.now(),
         processed: this.processedCount,
         active: this.slots.held.size,
-        busy: this.slots.executing.size,
+        busy: this.slots.busy(),
       }),
       this.options.logger,
       // Read at each beat: `control enable-events` turns the worker events on with the task events.
@@ -223,6 +231,7 @@ export class Worker implements Closeable {
     this.heartbeat.start();
     this.control = new WorkerControl(broker, this.controlled(started), this.options.logger);
     await this.control.start();
+    this.startAutoscale();
     this.fetchLoop.start();
     this.options.logger.info(
       { queues: this.options.queues, concurrency: this.options.concurrency },
@@ -235,8 +244,10 @@ export class Worker implements Closeable {
     const served = await serveWorkerMetrics(
       endpoint,
       {
-        busy: () => this.slots.executing.size,
+        busy: () => this.slots.busy(),
         concurrency: () => this.concurrency,
+        concurrencyMin: () => this.autoscale?.bounds.min ?? this.concurrency,
+        concurrencyMax: () => this.autoscale?.bounds.max ?? this.concurrency,
         held: () => this.slots.held.size,
         queues: () => this.queues,
         isTask: (name) => this.app.registry.get(name) !== undefined,
@@ -257,6 +268,8 @@ export class Worker implements Closeable {
     this.closing = Promise.resolve();
     await this.runner.close({ force: true }).catch(() => undefined);
     this.untrack?.();
+    // It ends closed: `stopped` resolves, and the process is no longer held for it.
+    this.markStopped();
   }
 
   /**
@@ -279,16 +292,13 @@ export class Worker implements Closeable {
    * is read now: the task is received, whether a slot is free or it waits in prefetch.
    */
   private hold(delivery: Delivery): void {
-    const reading = readDelivery(this.app, delivery);
-    if (reading.kind === 'message')
-      this.runContext.events.emit('task-received', reading.message, { delivery: delivery.deliveries });
-    this.slots.hold(delivery, reading);
+    this.slots.hold(delivery, readDelivery(this.runContext, delivery));
   }
 
   /** Runs a held delivery in the slot just taken for it, then hands it back if the shutdown abandoned it. */
   private dispatch(entry: HeldRun): void {
     const { delivery, stop } = entry;
-    entry.done = runDelivery(this.runContext, delivery, entry.reading, stop)
+    entry.done = runDelivery(this.runContext, entry)
       .catch((error: unknown) => {
         this.options.logger.error(
           { id: delivery.id, error: toRemoteError(error) },
@@ -311,15 +321,14 @@ export class Worker implements Closeable {
       started,
       queues: () => this.queues,
       concurrency: () => this.concurrency,
+      autoscale: () => this.autoscale?.bounds,
       processed: () => this.processedCount,
       active: () => this.slots.active(),
       reserved: () => this.slots.reserved(),
       registered: () => this.app.registry.names(),
       resize: async (size) => {
-        await this.runner.resize?.(size);
-        this.concurrency = size;
-        this.slots.pump();
-        this.fetchLoop.wake();
+        this.autoscale?.resized(size);
+        await this.resize(size);
       },
       addQueue: (queue) => {
         if (!this.queues.includes(queue)) this.queues = [...this.queues, queue];
@@ -332,6 +341,36 @@ export class Worker implements Closeable {
       shutdown: () => void this.close(),
       enableEvents: (on) => this.events?.enable(on),
     };
+  }
+
+  /** Sets the pool's size (control commands, the autoscaler), one change at a time; then renews the heartbeat. */
+  private resize(size: number): Promise<void> {
+    this.resizing = this.resizing
+      .catch(() => undefined)
+      .then(async () => {
+        if (this.stateValue !== 'running') return;
+        await this.runner.resize?.(size);
+        this.concurrency = size;
+        this.slots.pump();
+        this.fetchLoop.wake();
+        await this.heartbeat?.refresh();
+      });
+    return this.resizing;
+  }
+
+  /** With `autoscale`: starts watching the demand, from the pool's first size. */
+  private startAutoscale(): void {
+    const { autoscale, prefetch, prefetchGiven, logger } = this.options;
+    if (!autoscale) return;
+    this.autoscale = new WorkerAutoscale({
+      autoscale,
+      prefetch,
+      prefetchGiven,
+      logger,
+      demand: () => this.slots.demand(),
+      size: () => this.concurrency,
+      resize: (size) => this.resize(size),
+    });
   }
 
   private terminate(revocation: Revocation): void {
@@ -349,6 +388,7 @@ export class Worker implements Closeable {
       return;
     }
     this.stateValue = 'closing';
+    this.autoscale?.stop();
     const { logger, shutdownTimeout } = this.options;
     logger.info({ running: this.slots.held.size }, `Worker ${this.options.hostname} stopping: no new tasks`);
     await this.fetchLoop.stop();

@@ -3,7 +3,7 @@
  * of every task that ends in a tick in one batch, and Redis refuses some records (a TTL past its clock).
  */
 import { RecordsRefusedError, type Delivery, type StoreEntry } from '@celeriac/core';
-import { KeySpace, runScript } from '@celeriac/redis';
+import { KeySpace, runScript } from '@celeriac/redis/internal';
 import { RedisFixture } from '@celeriac/test-support';
 import { Settler } from '../src/settler';
 

@@ -2,7 +2,8 @@
  * `celeriac events`: tails the app's event log, one line per event (coloured on a terminal, JSON
  * lines with `--json`), from now or from `--since`, until interrupted (or caught up, with `--no-follow`).
  */
-import { EVENT_TYPES, type CeleriacEventType, type StoredEvent } from '@celeriac/core';
+import { EVENT_TYPES, type CeleriacEventType, type Codec, type StoredEvent } from '@celeriac/core';
+import { plainJson, readPayload, runtimeOf, showValue } from '@celeriac/core/internal';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
@@ -38,6 +39,7 @@ export function eventsCommand(): Command {
         await app.events.recent({ limit: 1 });
         if (!app.options.events.enabled) process.stderr.write(eventsOffNotice(flags.app));
         const colour = !flags.json && process.stdout.isTTY === true;
+        const { codec } = runtimeOf(app);
         try {
           const filter = {
             ...(flags.type ? { type: flags.type } : {}),
@@ -49,7 +51,7 @@ export function eventsCommand(): Command {
             signal: controller.signal,
             follow: flags.follow,
           })) {
-            process.stdout.write(`${flags.json ? JSON.stringify(event) : formatEvent(event, colour)}\n`);
+            process.stdout.write(`${flags.json ? eventJson(event, codec) : formatEvent(event, colour, codec)}\n`);
           }
         } finally {
           process.off('SIGINT', stop);
@@ -96,14 +98,31 @@ const COLOURS: Partial<Record<CeleriacEventType, number>> = {
 };
 
 /** One line: time, type, then what the event is about. */
-export function formatEvent(event: StoredEvent, colour: boolean): string {
+export function formatEvent(event: StoredEvent, colour: boolean, codec: Codec): string {
   const time = new Date(event.timestamp).toISOString();
   const code = COLOURS[event.type];
   const type = event.type.padEnd(16);
-  return `${time} ${colour && code ? `\u001b[${code}m${type}\u001b[0m` : type} ${describe(event)}`;
+  const show = (text: string) => showValue(readPayload(codec, text));
+  return `${time} ${colour && code ? `\u001b[${code}m${type}\u001b[0m` : type} ${describe(event, show)}`;
 }
 
-function describe(event: StoredEvent): string {
+/**
+ * One event as a JSON line, its arguments and result as the user passed them (plain JSON data: see
+ * `plainJson`), not in the codec's wire form.
+ */
+export function eventJson(event: StoredEvent, codec: Codec): string {
+  const shown: Record<string, unknown> = { ...event };
+  for (const field of ['args', 'result'] as const) {
+    const text = shown[field];
+    if (typeof text === 'string') shown[field] = plainJson(readPayload(codec, text));
+  }
+  return JSON.stringify(shown);
+}
+
+/** How an event line shows a payload (an event's encoded arguments or result). */
+type ShowPayload = (text: string) => string;
+
+function describe(event: StoredEvent, show: ShowPayload): string {
   const where = event.hostname ? ` on ${event.hostname}` : '';
   switch (event.type) {
     case 'worker-online':
@@ -113,7 +132,8 @@ function describe(event: StoredEvent): string {
       );
     case 'worker-heartbeat':
       return (
-        `${event.hostname} pid=${event.pid} active=${event.active} processed=${event.processed} ` +
+        `${event.hostname} pid=${event.pid} active=${event.active}` +
+        `${event.busy === undefined ? '' : ` running=${event.busy}`} processed=${event.processed} ` +
         `load=${event.load.map((n) => n.toFixed(2)).join(',')} rss=${Math.round(event.rss / 1_048_576)}MiB`
       );
     case 'worker-offline':
@@ -122,7 +142,7 @@ function describe(event: StoredEvent): string {
       const head = `${event.task ?? '?'}[${event.taskId}] queue=${event.queue}${where}`;
       switch (event.type) {
         case 'task-succeeded':
-          return `${head} runtime=${event.runtime}ms${event.result !== undefined ? ` result=${event.result}` : ''}`;
+          return `${head} runtime=${event.runtime}ms${optional('result', event.result, show)}`;
         case 'task-failed':
           return (
             `${head}${event.runtime !== undefined ? ` runtime=${event.runtime}ms` : ''} ${event.error.name}: ` +
@@ -142,10 +162,15 @@ function describe(event: StoredEvent): string {
           return `${head} delivery=${event.delivery}`;
         case 'task-sent':
         case 'task-started':
-          return `${head}${event.args !== undefined ? ` args=${event.args}` : ''}`;
+          return `${head}${optional('args', event.args, show)}`;
         default:
           return head;
       }
     }
   }
+}
+
+/** ` name=<shown value>`, or nothing when the event has no such payload. */
+function optional(name: string, text: string | undefined, show: ShowPayload): string {
+  return text === undefined ? '' : ` ${name}=${show(text)}`;
 }

@@ -16,6 +16,9 @@ import { failedCommand } from './failed-command';
 import { workerCommand } from './worker-command';
 
 exitQuietlyOnClosedOutput();
+// Tracebacks of an app compiled with source maps point at its .ts lines (as `--enable-source-maps`
+// does; pool children turn it on too). Costs nothing for code without maps.
+process.setSourceMapsEnabled(true);
 
 const program = appBeforeCommand(new Command('celeriac'))
   .description(

@@ -1,5 +1,5 @@
 /** Broker URLs for logs, without their passwords. */
-import { redactUrl } from '@celeriac/redis';
+import { redactUrl } from '@celeriac/redis/internal';
 
 /** A broker URL without its password, for logs. */
 export function redact(broker: unknown): string {

@@ -25,8 +25,14 @@ function readable(key: string, value: unknown, now: number): string {
     return String(value);
   }
   if (typeof value === 'string') return value;
+  if (key === 'autoscale' && isBounds(value)) return `min ${value.min}, max ${value.max}`;
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ') || '(none)';
   return JSON.stringify(value);
+}
+
+function isBounds(value: unknown): value is { min: number; max: number } {
+  const bounds = value as { min?: unknown; max?: unknown } | null;
+  return typeof bounds?.min === 'number' && typeof bounds.max === 'number';
 }
 
 /** Bytes as MiB (2^20 bytes), with one decimal. */

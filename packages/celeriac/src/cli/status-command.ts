@@ -10,18 +10,23 @@ interface WorkerStats {
   pid: number;
   pool: string;
   concurrency: number;
+  /** Present when the worker autoscales: `concurrency` is its size now. */
+  autoscale?: { min: number; max: number };
   queues: string[];
   uptime: number;
   processed: number;
+  /** Tasks running now. */
   active: number;
+  /** Tasks held for a slot, not running yet (absent from workers before this field was answered). */
+  reserved?: number;
 }
 
 /** `celeriac status`. */
 export function statusCommand(): Command {
   return withOpsOptions(new Command('status'))
     .description(
-      'Show the live workers (hostname, pid, pool, concurrency, queues, uptime, tasks done, last heartbeat) and ' +
-        "every queue's counts.",
+      'Show the live workers (hostname, pid, pool, concurrency with autoscale bounds, queues, uptime, tasks ' +
+        "done, tasks running and reserved for a slot, last heartbeat) and every queue's counts.",
     )
     .action((flags: OpsFlags) =>
       withOpsApp(flags, 'status', async (app) => {
@@ -42,16 +47,19 @@ export function statusCommand(): Command {
           workers.length === 0
             ? `No worker answered within ${flags.timeout} ms.`
             : formatTable(
-                ['WORKER', 'PID', 'POOL', 'CONC', 'QUEUES', 'UPTIME', 'DONE', 'ACTIVE', 'HEARTBEAT'],
+                ['WORKER', 'PID', 'POOL', 'CONC', 'QUEUES', 'UPTIME', 'DONE', 'ACTIVE', 'RESERVED', 'HEARTBEAT'],
                 workers.map((w) => [
                   w.hostname,
                   String(w.pid),
                   w.pool,
-                  String(w.concurrency),
+                  w.autoscale === undefined
+                    ? String(w.concurrency)
+                    : `${w.concurrency} (${w.autoscale.min}..${w.autoscale.max})`,
                   w.queues.join(','),
                   ago(w.uptime),
                   String(w.processed),
                   String(w.active),
+                  w.reserved === undefined ? '-' : String(w.reserved),
                   w.heartbeat === null ? '-' : `${ago(now - w.heartbeat)} ago`,
                 ]),
               ),

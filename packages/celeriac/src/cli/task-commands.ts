@@ -4,6 +4,7 @@
  * trailing argument (an object), for tasks written to take an options object last.
  */
 import type { TaskRecord, TerminateSignal } from '@celeriac/core';
+import { plainJson, showValue } from '@celeriac/core/internal';
 import type { LoadedApp } from '@celeriac/worker/internal';
 import { Command, Option } from 'commander';
 import { jsonFlag, withOpsApp, withOpsOptions, type OpsFlags } from './ops-app';
@@ -100,11 +101,20 @@ async function printOutcome(app: LoadedApp, id: string, flags: ResultFlags): Pro
   if (flags.wait) await handle.get({ timeout: flags.timeout, propagate: false });
   const record: TaskRecord = (await handle.record()) ?? { id, state: 'PENDING', date: 0 };
   if (record.state === 'FAILURE' || record.state === 'REVOKED') process.exitCode = 1;
-  if (flags.json) return console.log(JSON.stringify(record, null, 2));
+  if (flags.json) return console.log(JSON.stringify(recordJson(record), null, 2));
   const line = [`${id}  ${record.state}`];
   if (record.task) line.push(`task: ${record.task}`);
-  if (record.state === 'SUCCESS') line.push(`result: ${JSON.stringify(record.result)}`);
+  if (record.state === 'SUCCESS') line.push(`result: ${showValue(record.result)}`);
   if (record.error) line.push(`error: ${record.error.name}: ${record.error.message}`);
-  if (record.state === 'REVOKED' && record.meta !== undefined) line.push(`reason: ${JSON.stringify(record.meta)}`);
+  if (record.state === 'REVOKED' && record.meta !== undefined) line.push(`reason: ${showValue(record.meta)}`);
   console.log(line.join('\n'));
+}
+
+/** A task record for `--json`: its result and metadata as plain JSON data (see `plainJson`). */
+function recordJson(record: TaskRecord): unknown {
+  return {
+    ...record,
+    ...(record.result === undefined ? {} : { result: plainJson(record.result) }),
+    ...(record.meta === undefined ? {} : { meta: plainJson(record.meta) }),
+  };
 }

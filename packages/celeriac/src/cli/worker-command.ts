@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import { runtimeOf } from '@celeriac/core/internal';
 import { Worker, type PoolKind, type WorkerOptions } from '@celeriac/worker';
-import type { LoadedApp } from '@celeriac/worker/internal';
+import { parseAutoscale, type LoadedApp } from '@celeriac/worker/internal';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel } from './logger';
 import { loadAppModuleOrExit } from './load';
@@ -22,6 +22,8 @@ interface WorkerFlags {
   app: string;
   queues?: string[];
   concurrency?: number;
+  autoscale?: string;
+  autoscaleIdle?: number;
   pool: PoolKind;
   maxTasksPerChild?: number;
   maxMemoryPerChild?: number;
@@ -52,6 +54,15 @@ export function workerCommand(): Command {
       list,
     )
     .option('-c, --concurrency <n>', 'tasks run at once (default: number of CPUs)', positiveInteger)
+    .option(
+      '--autoscale <max,min>',
+      'grow the prefork or fork pool up to MAX while tasks wait, shrink it to MIN (default 1) when idle; not with -c',
+    )
+    .option(
+      '--autoscale-idle <duration>',
+      'with --autoscale, how long a slot stays unused before the pool shrinks by it (default: 30s)',
+      duration,
+    )
     .addOption(
       new Option(
         '--pool <kind>',
@@ -68,7 +79,7 @@ export function workerCommand(): Command {
     )
     .option(
       '--prefetch <n>',
-      'tasks reserved ahead of free slots (default: concurrency; 0 for long tasks)',
+      'tasks reserved ahead of free slots (default: concurrency, or the size now with --autoscale; 0 for long tasks)',
       wholeNumber,
     )
     .option('--time-limit <duration>', 'hard limit for tasks that set none: the child is killed (e.g. 30s)', duration)
@@ -95,24 +106,30 @@ export function workerCommand(): Command {
 
 async function runWorker(flags: WorkerFlags): Promise<void> {
   const logger = createLogger({ level: flags.loglevel, json: flags.jsonLogs === true, name: 'worker' });
+  // Checked before the app loads: a mistyped flag fails at once.
+  const autoscale = orExit(() => autoscaleOption(flags));
   const { app, path } = await loadAppModuleOrExit(flags.app, logger);
-  const worker = new Worker(app, {
-    queues: flags.queues,
-    concurrency: flags.concurrency,
-    pool: flags.pool,
-    // The file found: pool children load it without resolving `-A` again.
-    appModule: path,
-    ...(flags.events ? { events: true } : {}),
-    maxTasksPerChild: flags.maxTasksPerChild,
-    maxMemoryPerChild: flags.maxMemoryPerChild,
-    prefetch: flags.prefetch,
-    timeLimit: flags.timeLimit,
-    softTimeLimit: flags.softTimeLimit,
-    shutdownTimeout: flags.shutdownTimeout,
-    hostname: flags.hostname,
-    logger,
-    metrics: metricsOption(flags),
-  });
+  const worker = orExit(
+    () =>
+      new Worker(app, {
+        queues: flags.queues,
+        concurrency: flags.concurrency,
+        ...(autoscale === undefined ? {} : { autoscale }),
+        pool: flags.pool,
+        // The file found: pool children load it without resolving `-A` again.
+        appModule: path,
+        ...(flags.events ? { events: true } : {}),
+        maxTasksPerChild: flags.maxTasksPerChild,
+        maxMemoryPerChild: flags.maxMemoryPerChild,
+        prefetch: flags.prefetch,
+        timeLimit: flags.timeLimit,
+        softTimeLimit: flags.softTimeLimit,
+        shutdownTimeout: flags.shutdownTimeout,
+        hostname: flags.hostname,
+        logger,
+        metrics: metricsOption(flags),
+      }),
+  );
   logStrayRejections(logger);
   onStopSignals(
     logger,
@@ -142,6 +159,31 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
   // A `celeriac control shutdown` stops the worker from inside: then the process exits too.
   void worker.stopped.then(() => closeAndExit(logger, 'Worker', () => app.close()));
   logger.info(banner(app, worker), `Worker ${worker.options.hostname} ready`);
+}
+
+/** The worker's `autoscale` option from `--autoscale MAX,MIN` and `--autoscale-idle`. */
+function autoscaleOption(flags: WorkerFlags): WorkerOptions['autoscale'] {
+  if (flags.autoscale === undefined) {
+    if (flags.autoscaleIdle === undefined) return undefined;
+    process.stderr.write('error: --autoscale-idle needs --autoscale <max,min> too\n');
+    process.exit(1);
+  }
+  const bounds = parseAutoscale(flags.autoscale);
+  return flags.autoscaleIdle === undefined ? bounds : { ...bounds, idle: flags.autoscaleIdle };
+}
+
+/**
+ * Runs `make`; an option it refuses ends the process (exit 1) with the message and the error's code
+ * on stderr, as a flag that does not parse does.
+ */
+function orExit<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    process.stderr.write(`error: ${(error as Error).message}${typeof code === 'string' ? ` (${code})` : ''}\n`);
+    process.exit(1);
+  }
 }
 
 /** The worker's `metrics` option from the flags; --metrics-host alone is a mistake worth saying. */
@@ -191,7 +233,17 @@ function banner(app: LoadedApp, worker: Worker): Record<string, unknown> {
   const { broker, backend, prefix } = app.options;
   const fields: Record<string, unknown> = { broker: redact(broker) };
   if (typeof backend === 'string' && backend !== broker) fields.backend = redact(backend);
-  const { queues, pool, concurrency } = worker.options;
+  const { queues, pool, concurrency, autoscale } = worker.options;
   const metrics = worker.metricsUrl === undefined ? {} : { metrics: worker.metricsUrl };
-  return { ...fields, prefix, queues, pool, concurrency, ...metrics, tasks: runtimeOf(app).registry.names() };
+  const scaling = autoscale === undefined ? {} : { autoscale: { min: autoscale.min, max: autoscale.max } };
+  return {
+    ...fields,
+    prefix,
+    queues,
+    pool,
+    concurrency,
+    ...scaling,
+    ...metrics,
+    tasks: runtimeOf(app).registry.names(),
+  };
 }

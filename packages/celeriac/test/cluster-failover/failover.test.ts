@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { Cluster } from 'ioredis';
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 import {
   clusterUrl,
   startClusterNode,
@@ -17,7 +17,7 @@ import {
   untilClusterOk,
   type TestClusterState,
 } from '@celeriac/test-support';
-import { masterFor } from '../../../redis/src/redis-client';
+import { masterFor } from '../../../redis/src/connection/redis-client';
 import { useE2e, type WorkerProcess } from '../e2e/support/worker-process';
 
 const TASKS = 2_000;

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Celeriac, CeleriacError, every } from 'celeriac';
-import { parseClusterUrl, type RedisClient } from '@celeriac/redis';
+import { type RedisClient } from '@celeriac/redis';
+import { parseClusterUrl } from '@celeriac/redis/internal';
 import { adminClient, CLUSTER_URL, deleteKeysUnder, freshPrefix } from '@celeriac/test-support';
 import { Cluster, Redis } from 'ioredis';
 

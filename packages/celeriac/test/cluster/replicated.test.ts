@@ -3,7 +3,7 @@
  * master, and a send resolves only once the replica of its queue's master holds the task; a worker
  * with the option stores and acks through the same waits.
  */
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 import { Redis } from 'ioredis';
 import { CLUSTER_URL, masterHolding, RedisFixture, replicaAddresses } from '@celeriac/test-support';
 

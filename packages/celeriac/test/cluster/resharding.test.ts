@@ -5,7 +5,7 @@
  * every result is readable. The slot ends where it started, for the suites that share the cluster.
  */
 import type { Cluster } from 'ioredis';
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 import {
   clusterMasters,
   moveSlot,
@@ -15,7 +15,7 @@ import {
   slotOwner,
   type SlotMaster,
 } from '@celeriac/test-support';
-import { keySlot } from '../../../redis/src/key-slot';
+import { keySlot } from '../../../redis/src/connection/key-slot';
 
 const TASKS = 1_000;
 const BATCH = 50;

@@ -4,7 +4,7 @@
  * when the slot moves to another master, the subscription follows it and a wait still resolves.
  */
 import type { Cluster } from 'ioredis';
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 import {
   clusterMasters,
   RedisFixture,
@@ -13,7 +13,7 @@ import {
   slotOwner,
   type SlotMaster,
 } from '@celeriac/test-support';
-import { keySlot } from '../../../redis/src/key-slot';
+import { keySlot } from '../../../redis/src/connection/key-slot';
 
 /** Subscribers of `channel` on `master`: sharded (SSUBSCRIBE) and plain (SUBSCRIBE). */
 async function subscribers(master: SlotMaster, channel: string): Promise<{ sharded: number; plain: number }> {

@@ -4,10 +4,10 @@
  * cluster-only paths (per-slot waits, sharded notices, per-slot reads) exercised on the way.
  */
 import { chord, type Celeriac, type Signature } from 'celeriac';
-import { KeySpace } from '@celeriac/redis';
+import { KeySpace } from '@celeriac/redis/internal';
 import { Cluster } from 'ioredis';
-import { keySlot } from '../../../redis/src/key-slot';
-import { masterFor } from '../../../redis/src/redis-client';
+import { keySlot } from '../../../redis/src/connection/key-slot';
+import { masterFor } from '../../../redis/src/connection/redis-client';
 import { useE2e } from '../e2e/support/worker-process';
 
 /** A partial signature of a fixture task (the caller does not import the worker's code). */

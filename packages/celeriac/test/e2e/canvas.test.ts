@@ -126,13 +126,13 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
     it('a chain containing a group containing a chain', async () => {
       const { client, workers: pair } = await setUp(2);
       const inner = chain(s(client, 'e2e.add', 10), s(client, 'e2e.add', 100));
-      const flow = chain(
+      const workflow = chain(
         s(client, 'e2e.add', 1, 1),
         group([inner, s(client, 'e2e.add', 1000)]),
         s(client, 'e2e.sum'),
         s(client, 'e2e.add', 5),
       );
-      const result = flow.applyAsync();
+      const result = workflow.applyAsync();
       // 2 -> [2 + 10 + 100, 2 + 1000] -> 1114 -> 1119
       await expect(result.get(TIMEOUT)).resolves.toBe(1119);
       const sum = result.parent as AsyncResult<number>;
@@ -155,12 +155,12 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
     it('a failed chain step rejects the chain with its error, calls the errback; later steps never run', async () => {
       const { fixture, client, worker } = await setUp(1);
       const errbackId = randomUUID();
-      const flow = chain(
+      const workflow = chain(
         s(client, 'e2e.add', 1, 1),
         s(client, 'e2e.fail', 'step 2'),
         s(client, 'e2e.mark', 'after-failure'),
       );
-      const result = flow.onError(s(client, 'e2e.errback').set({ taskId: errbackId })).applyAsync();
+      const result = workflow.onError(s(client, 'e2e.errback').set({ taskId: errbackId })).applyAsync();
       const failedStep = result.parent as AsyncResult<number>;
       const error = await failureOf(result.get(TIMEOUT));
       expect(error.remote.name).toBe('E2eFailure');
@@ -182,8 +182,8 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
     it('a step that fails and retries keeps its chain intact', async () => {
       const { client, worker } = await setUp(1);
       const errbackId = randomUUID();
-      const flow = chain(s(client, 'e2e.add', 1, 1), s(client, 'e2e.failOnce'), s(client, 'e2e.add', 10));
-      const result = flow.onError(s(client, 'e2e.errback').set({ taskId: errbackId })).applyAsync();
+      const workflow = chain(s(client, 'e2e.add', 1, 1), s(client, 'e2e.failOnce'), s(client, 'e2e.add', 10));
+      const result = workflow.onError(s(client, 'e2e.errback').set({ taskId: errbackId })).applyAsync();
       await expect(result.get(TIMEOUT)).resolves.toBe(12);
       await expect((result.parent as AsyncResult<number>).record()).resolves.toMatchObject({
         state: 'SUCCESS',
@@ -308,13 +308,13 @@ describe('celeriac worker: canvas (chain, group, chord, callbacks)', () => {
 
     it('mid-chain: the step re-runs on the other worker and the chain completes', async () => {
       const { fixture, client, workers: pair } = await setUp(2, { env });
-      const flow = chain(
+      const workflow = chain(
         s(client, 'e2e.add', 1, 1),
         s(client, 'e2e.stallOnce'),
         s(client, 'e2e.add', 10),
         s(client, 'e2e.mark', 'chain-end'),
       );
-      const result = flow.applyAsync();
+      const result = workflow.applyAsync();
       const stalled = (result.parent as AsyncResult<number>).parent as AsyncResult<number>;
       // Step 2 never finishes on its first delivery: kill the worker running it.
       const doomed = await whichStarted(pair, stalled.id);

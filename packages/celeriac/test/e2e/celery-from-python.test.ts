@@ -1,11 +1,12 @@
 /**
  * Python Celery calls tasks that a `celeriac worker` (protocol 'celery') runs: `add.delay(2, 3)`
- * with keyword arguments, failures raised in Python with their type, retries, eta, expires, time
- * limits, priorities, and a pickle message refused with an error the Python caller sees.
+ * with keyword arguments, a result richer than JSON, failures raised in Python with their type,
+ * retries, eta, expires, time limits, priorities, and a pickle message refused with an error the
+ * Python caller sees.
  */
 import { join } from 'node:path';
 import { adminClient, CELERY_REDIS_URL } from '@celeriac/test-support';
-import { forgetResults, pythonCall, type CelerySide, type PythonRequest } from './support/python-celery';
+import { celeryApp, forgetResults, pythonCall, type CelerySide, type PythonRequest } from './support/python-celery';
 import { useE2e, type WorkerProcess } from './support/worker-process';
 
 const CELERY_APP = join(__dirname, 'fixtures/celery-app.js');
@@ -42,6 +43,27 @@ describe('protocol celery: Python Celery calls a celeriac worker', () => {
       state: 'SUCCESS',
       result: 15,
     });
+  });
+
+  it('a result richer than JSON: Python reads its plain JSON, a Celeriac caller the value itself', async () => {
+    const { side } = await startWorker();
+    const python = pythonCall(side, { task: 'ts.rich', args: [] });
+    const id = await python.id;
+    sent.add(id);
+    await expect(python.outcome).resolves.toEqual({
+      state: 'SUCCESS',
+      result: { at: '1970-01-01T00:00:00.000Z', tags: [['big', '1180591620717411303424']], seen: ['a'] },
+    });
+    const app = celeryApp(e2e().fixture.prefix, side);
+    try {
+      await expect(app.result(id).get({ timeout: 5_000 })).resolves.toEqual({
+        at: new Date(0),
+        tags: new Map([['big', 2n ** 70n]]),
+        seen: new Set(['a']),
+      });
+    } finally {
+      await app.close();
+    }
   });
 
   it('a failure is raised in Python: a built-in type as itself, another under its name', async () => {

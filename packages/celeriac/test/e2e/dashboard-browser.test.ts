@@ -68,6 +68,10 @@ describe('the dashboard in a browser', () => {
     const firstRender = Date.now() - opened;
     await waitForText(page, '[data-test=succeeded-hour]', '3');
     await waitForText(page, '[data-test=failed-hour]', '1');
+    // Idle: nothing running, nothing reserved for a slot, nothing waiting (from its heartbeat record).
+    await waitForText(page, `[data-test=worker-row]:has-text("${worker.child.pid}") [data-test=running]`, '0');
+    await waitForText(page, `[data-test=worker-row]:has-text("${worker.child.pid}") [data-test=reserved]`, '0');
+    await waitForText(page, '[data-test=waiting]', '0');
     await page.waitForSelector('[data-test=queue-row][data-queue=reports]');
     reportFigures({ firstRenderMs: firstRender, overviewBytes: transferred.reduce((sum, n) => sum + n, 0) });
 

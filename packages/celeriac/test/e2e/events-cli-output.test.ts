@@ -23,6 +23,25 @@ describe('celeriac events: what it says', () => {
     expect(on).toMatchObject({ code: 0, stderr: '' });
   });
 
+  it('shows arguments as they were passed, in lines and in --json, not in the wire form', async () => {
+    const sender = e2e().fixture.app({ events: { payloads: true } });
+    const sent = sender.sendTask('e2e.add', [new Map([['k', 1n]]), new Date(0)]);
+    await sent.sent;
+    const lines = await runCli(['events', '-A', FIXTURE_APP, '--since', '1h', '--no-follow'], e2e().fixture.prefix);
+    expect(lines.stdout).toContain(
+      `e2e.add[${sent.id}] queue=default args=[ Map(1) { 'k' => 1n }, 1970-01-01T00:00:00.000Z ]`,
+    );
+    const json = await runCli(
+      ['events', '-A', FIXTURE_APP, '--since', '1h', '--no-follow', '--json'],
+      e2e().fixture.prefix,
+    );
+    const [event] = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; args: unknown });
+    expect(event).toMatchObject({ type: 'task-sent', args: [{ k: 1 }, '1970-01-01T00:00:00.000Z'] });
+  });
+
   it('a reader that closes the pipe early (| head -2) ends it quietly: exit 0, no EPIPE stack', async () => {
     const { fixture } = e2e();
     const sender = fixture.app({ events: true });

@@ -57,6 +57,7 @@ describe('the examples', () => {
       ),
     ],
     ['dead-letters', 'examples/dead-letters/dist/main.js', /discardDead\('reports', \[id\]\) discarded 1/],
+    ['postgres', 'examples/postgres/dist/main.js', /orders stored: A-1, C-3\nreceipts sent: A-1, C-3 \(none/],
     ['canvas', 'examples/canvas/dist/main.js', /Broker: Redis at[\s\S]*chord with a failing member: ChordError/],
     ['worker-cli', 'examples/worker-cli/dist/run-demo.js', /The worker exited with code 0 after SIGTERM/],
     ['beat', 'examples/beat/dist/run-demo.js', /each fired once, none missing, all ran/],

@@ -32,7 +32,16 @@ const ROOT = resolve(__dirname, '../../../..');
 const GUIDE = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'packages/celeriac/package.json'), 'utf8')) as { version: string })
   .version;
-const BUNDLED = ['@celeriac/beat', '@celeriac/core', '@celeriac/dashboard', '@celeriac/redis', '@celeriac/worker'];
+const BUNDLED = [
+  '@celeriac/amqp',
+  '@celeriac/beat',
+  '@celeriac/celery',
+  '@celeriac/core',
+  '@celeriac/dashboard',
+  '@celeriac/postgres',
+  '@celeriac/redis',
+  '@celeriac/worker',
+];
 const run = promisify(execFile);
 
 /** The code block that follows `<!-- getting-started: name -->` in the guide. */
@@ -135,14 +144,18 @@ describe('the packed tarball, installed as docs/getting-started.md says', () => 
       const files = filesUnder(dir).filter((file) => !file.startsWith('node_modules/'));
       expect(
         files.filter(
-          (file) => !/^(dist\/|package\.json$|README|LICENSE)/.test(file) && !/^(bin|src\/scripts|ui)\//.test(file),
+          (file) =>
+            !/^(dist\/|package\.json$|README|LICENSE)/.test(file) &&
+            !/^(bin|src\/scripts|src\/kombu-redis\/scripts|ui)\//.test(file),
         ),
       ).toEqual([]);
       expect(files.filter((file) => /\.map$|tsbuildinfo/.test(file))).toEqual([]);
     }
-    expect(
-      filesUnder(join(celeriac, 'node_modules/@celeriac/redis/src/scripts')).some((file) => file.endsWith('.lua')),
-    ).toBe(true);
+    // The Lua scripts each package reads at run time ship beside its dist/.
+    for (const scripts of ['redis/src/scripts', 'celery/src/kombu-redis/scripts']) {
+      const files = filesUnder(join(celeriac, 'node_modules/@celeriac', scripts));
+      expect(files.some((file) => file.endsWith('.lua'))).toBe(true);
+    }
     expect(filesUnder(join(celeriac, 'node_modules/@celeriac/dashboard/ui'))).toContain('app.js');
     // The bundled packages' own dependencies came from the registry, as celeriac's.
     for (const name of ['ioredis', 'superjson', 'cron-parser', 'prom-client', 'preact']) {

@@ -3,6 +3,7 @@
  * resume, call, result, revoke; and the API they share (app.control, app.queues).
  */
 import type { HeldTask } from 'celeriac';
+import { untilTrue } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
 import { FIXTURE_APP, useE2e, type WorkerProcess } from './support/worker-process';
 
@@ -87,6 +88,35 @@ describe('operations: inspect, control, queue, call', () => {
     },
     60_000,
   );
+
+  it('a prefork worker tells tasks queued in its child from the one it runs: inspect, status, heartbeat', async () => {
+    // One child: what the worker holds beyond the task it runs waits, in the child's queue or in prefetch.
+    const w = await worker('w-split', ['--pool', 'prefork', '-c', '1']);
+    const client = e2e().fixture.app();
+    const tasks = ['one', 'two', 'three'].map((name) => client.sendTask<string>('e2e.gate', [name, `split-${name}`]));
+    await Promise.all(tasks.map((task) => task.sent));
+    await w.started(tasks[0]?.id as string);
+    const held = async (what: 'active' | 'reserved') =>
+      ((await client.control.inspect(what, { destination: 'w-split', timeout: '5s' }))[0]?.value as HeldTask[]).map(
+        (task) => task.id,
+      );
+    // The worker reserves one for its slot and one ahead (prefetch = concurrency) at least.
+    await untilTrue(async () => (await held('reserved')).length >= 1, 'a reserved task');
+    expect(await held('active')).toEqual([tasks[0]?.id]);
+    expect(await held('reserved')).not.toContain(tasks[0]?.id);
+
+    const status = await cli('status', '--json', '--timeout', '2s');
+    const [stats] = (JSON.parse(status.stdout) as { workers: Array<{ active: number; reserved: number }> }).workers;
+    expect(stats).toMatchObject({ active: 1, reserved: expect.any(Number) });
+    expect(stats?.reserved).toBeGreaterThanOrEqual(1);
+    await untilTrue(async () => {
+      const [record] = (await client.broker.listWorkers?.()) ?? [];
+      return record?.busy === 1 && record.active === 1 + (stats?.reserved ?? 0);
+    }, 'a heartbeat with one busy slot');
+
+    for (const name of ['one', 'two', 'three']) await open(`split-${name}`);
+    await expect(Promise.all(tasks.map((task) => task.get(TIMEOUT)))).resolves.toEqual(['one', 'two', 'three']);
+  }, 60_000);
 
   it('a paused queue holds its tasks until resume, also across a worker restart', async () => {
     const client = e2e().fixture.app();
@@ -173,6 +203,12 @@ describe('operations: inspect, control, queue, call', () => {
     });
 
     const client = e2e().fixture.app();
+    // A BigInt result is shown as the task returned it, and as plain JSON data with --json.
+    const big = client.sendTask<bigint>('e2e.add', [1n, 2n]);
+    await expect(big.get(TIMEOUT)).resolves.toBe(3n);
+    await expect(cli('result', big.id)).resolves.toMatchObject({ stdout: expect.stringContaining('result: 3n') });
+    const bigJson = await cli('result', big.id, '--json');
+    expect(JSON.parse(bigJson.stdout)).toMatchObject({ state: 'SUCCESS', result: 3 });
     await client.queues.pause('default');
     const waiting = client.sendTask('e2e.add', [1, 1]);
     await waiting.sent;

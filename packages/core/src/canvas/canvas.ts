@@ -5,7 +5,14 @@
 import type { AsyncResult } from '../async-result';
 import { CeleriacError } from '../errors';
 import type { GroupResult } from './group-result';
-import { startCanvas, type CanvasSender, type Composable, type HandleOf, type ValueOf } from './composable';
+import {
+  startCanvas,
+  type CanvasApplyOptions,
+  type CanvasSender,
+  type Composable,
+  type HandleOf,
+  type ValueOf,
+} from './composable';
 import type { CanvasNode } from './nodes';
 
 /** Base of chain, group and chord: started with `applyAsync()`, plain data with `toJSON()`. */
@@ -17,9 +24,12 @@ abstract class Workflow<R, H> implements Composable<R, H> {
   /** The workflow as plain data. */
   abstract toNode(): CanvasNode;
 
-  /** Starts the workflow; `parentArgs` go before the first steps' own arguments. */
-  applyAsync(parentArgs: readonly unknown[] = []): H {
-    return startCanvas<H>(this, parentArgs);
+  /**
+   * Starts the workflow; `parentArgs` go before the first steps' own arguments. With
+   * `options.transaction`, its first steps are stored through your open transaction.
+   */
+  applyAsync(parentArgs: readonly unknown[] = [], options: CanvasApplyOptions = {}): H {
+    return startCanvas<H>(this, parentArgs, options);
   }
 
   /** Starts the workflow with these leading arguments. */

@@ -3,11 +3,18 @@ import { AsyncResult, type ParentResult, type ResultSource } from '../async-resu
 import { freeze } from './freeze';
 import { GroupResult, type MemberHandles } from './group-result';
 import { memberId, type CanvasNode, type GroupNode } from './nodes';
+import type { TransactionClient } from '../transaction-client';
+
+/** Options of a workflow's `applyAsync`. */
+export interface CanvasApplyOptions {
+  /** Publish the first steps through a client of your open transaction (see `ApplyOptions.transaction`). */
+  transaction?: TransactionClient;
+}
 
 /** What starting a workflow needs from the app. */
 export interface CanvasSender extends ResultSource {
   /** Publishes the first tasks of a frozen workflow; resolves once the broker accepted them. */
-  launchCanvas(node: CanvasNode, parentArgs: readonly unknown[]): Promise<void>;
+  launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options?: CanvasApplyOptions): Promise<void>;
 }
 
 /**
@@ -29,9 +36,13 @@ export type ValueOf<S> = S extends { readonly '~types'?: { value: infer R } } ? 
 export type HandleOf<S> = S extends { readonly '~types'?: { handle: infer H } } ? H : unknown;
 
 /** Freezes and starts a workflow; returns the handle of its result (the last step's). */
-export function startCanvas<H>(piece: Composable<unknown, H>, parentArgs: readonly unknown[]): H {
+export function startCanvas<H>(
+  piece: Composable<unknown, H>,
+  parentArgs: readonly unknown[],
+  options: CanvasApplyOptions = {},
+): H {
   const node = freeze(piece.toNode());
-  const sent = piece.sender.launchCanvas(node, parentArgs);
+  const sent = piece.sender.launchCanvas(node, parentArgs, options);
   return handleOf(piece.sender, node, sent, undefined) as H;
 }
 

@@ -12,6 +12,7 @@ import { setLongTimeout } from '../internal/long-timeout';
 import { outcomeOf } from '../record-outcome';
 import { isReadyState } from '../states';
 import { memberId } from './nodes';
+import { whileKeptAlive } from '../internal/keep-alive';
 
 /** Member handles made on first use: a group of 100,000 holds no handle until one is asked for. */
 export interface MemberHandles {
@@ -95,7 +96,7 @@ export class GroupResult<T extends readonly unknown[] = unknown[]> implements Pr
   async get(options: GetOptions = {}): Promise<unknown> {
     const { backend } = this.source;
     if (this.sentHere && backendSupports(backend, 'waitForMany'))
-      return this.getTogether(options, backend.waitForMany.bind(backend));
+      return whileKeptAlive(() => this.getTogether(options, backend.waitForMany.bind(backend)));
     // Every member waits from now, so one timeout bounds the whole group.
     return Promise.all(this.results.map((result) => result.get(options as GetOptions & { propagate: false })));
   }

@@ -3,13 +3,13 @@
  * workflow fields its message carries. The caller uses it to start a workflow; a worker uses it to
  * start what comes after a finished step.
  */
-import type { CanvasNode, Continuation, Flow, TaskNode } from './nodes';
+import type { CanvasNode, Continuation, TaskNode, WorkflowFields } from './nodes';
 
 /** One task to publish. */
 export interface PlannedTask {
   node: TaskNode;
   args: unknown[];
-  flow: Flow;
+  workflow: WorkflowFields;
 }
 
 /**
@@ -48,12 +48,12 @@ function visit(
   switch (node.kind) {
     case 'task': {
       const args = node.immutable ? [...node.args] : [...parentArgs, ...node.args];
-      const flow: Flow = {};
-      if (next.steps.length > 0) flow.then = next.steps;
-      if (next.member) flow.member = next.member;
-      if (node.link) flow.link = node.link;
-      if (node.linkError) flow.linkError = node.linkError;
-      planned.push({ node, args, flow });
+      const workflow: WorkflowFields = {};
+      if (next.steps.length > 0) workflow.then = next.steps;
+      if (next.member) workflow.member = next.member;
+      if (node.link) workflow.link = node.link;
+      if (node.linkError) workflow.linkError = node.linkError;
+      planned.push({ node, args, workflow });
       return;
     }
     case 'chain': {

@@ -54,8 +54,11 @@ export interface Continuation {
   member?: GroupMembership;
 }
 
-/** The workflow fields of a task message. */
-export interface Flow {
+/**
+ * The workflow fields of a task message: what runs after the task (its `workflow`, which travels
+ * under the wire key `flow`, see message.ts).
+ */
+export interface WorkflowFields {
   /** The steps after this task in its chain. */
   then?: CanvasNode[];
   /** The group this task's chain completes a member of. */
@@ -63,6 +66,9 @@ export interface Flow {
   link?: CanvasNode[];
   linkError?: CanvasNode[];
 }
+
+/** @deprecated The former name of {@link WorkflowFields}, kept so code that imports it still compiles. */
+export type Flow = WorkflowFields;
 
 /** The id of a member's result in a group. */
 export function memberId(groupId: string, index: number): string {

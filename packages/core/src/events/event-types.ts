@@ -72,8 +72,10 @@ export type WorkerEvent =
     })
   | (WorkerEventFields & {
       readonly type: 'worker-heartbeat';
-      /** Tasks held now (running or prefetched). */
+      /** Tasks held now (running or reserved for a slot). */
       readonly active: number;
+      /** Of those, the tasks running now (absent from workers older than this field). */
+      readonly busy?: number;
       /** Tasks finished so far. */
       readonly processed: number;
       /** The machine's 1, 5 and 15 minute load averages. */

@@ -1,7 +1,7 @@
 /** Builds a TaskMessage from a call: the call's options over the task's options over the app's. */
 import { randomUUID } from 'node:crypto';
 import { freeze } from '../canvas/freeze';
-import type { Flow } from '../canvas/nodes';
+import type { WorkflowFields } from '../canvas/nodes';
 import { callbackNodes, dependencyIds } from '../canvas/to-node';
 import { toMilliseconds } from '../duration';
 import type { MessageLimits } from '../flow/message-limits';
@@ -23,7 +23,7 @@ export interface MessageInput {
   parentId?: string;
   rootId?: string;
   /** Workflow fields set by a canvas (callbacks from `call` are added to them). */
-  flow?: Flow;
+  workflow?: WorkflowFields;
   /** A workflow step: not debounced (see `MessageExtras.step`). */
   step?: boolean;
 }
@@ -82,8 +82,8 @@ export function buildMessage(input: MessageInput): TaskMessage {
   else if (task?.resultTtl !== undefined) resultTtlMilliseconds(task.resultTtl);
   if (input.parentId !== undefined) message.parentId = input.parentId;
   if (input.rootId !== undefined) message.rootId = input.rootId;
-  const flow = flowOf(input);
-  if (flow) message.flow = flow;
+  const workflow = workflowOf(input);
+  if (workflow) message.workflow = workflow;
   const limits = limitsOf(input.name, input.args, task);
   const kept = limits && debounced(message, limits, input.step === true, now);
   if (kept) message.limits = kept;
@@ -104,19 +104,20 @@ export function buildMessage(input: MessageInput): TaskMessage {
 function debounced(message: TaskMessage, limits: MessageLimits, step: boolean, now: number): MessageLimits | undefined {
   const { debounce, ...others } = limits;
   if (debounce === undefined) return limits;
-  if (step || message.flow !== undefined) return Object.keys(others).length > 1 ? others : undefined;
+  if (step || message.workflow !== undefined) return Object.keys(others).length > 1 ? others : undefined;
   message.eta = Math.max(message.eta ?? 0, now + debounce.window);
   return limits;
 }
 
 /** The canvas fields plus the call's own callbacks, frozen so a re-published callback keeps its id. */
-function flowOf(input: MessageInput): Flow | undefined {
+function workflowOf(input: MessageInput): WorkflowFields | undefined {
   const { link, linkError } = input.call;
-  if (link === undefined && linkError === undefined) return input.flow;
-  const flow: Flow = { ...input.flow };
-  if (link !== undefined) flow.link = [...(flow.link ?? []), ...callbackNodes(link).map(freeze)];
-  if (linkError !== undefined) flow.linkError = [...(flow.linkError ?? []), ...callbackNodes(linkError).map(freeze)];
-  return flow;
+  if (link === undefined && linkError === undefined) return input.workflow;
+  const workflow: WorkflowFields = { ...input.workflow };
+  if (link !== undefined) workflow.link = [...(workflow.link ?? []), ...callbackNodes(link).map(freeze)];
+  if (linkError !== undefined)
+    workflow.linkError = [...(workflow.linkError ?? []), ...callbackNodes(linkError).map(freeze)];
+  return workflow;
 }
 
 function etaOf(call: ApplyOptions, now: number): number | undefined {

@@ -5,13 +5,14 @@
  */
 export { AppRuntime, type Transports } from './runtime';
 export { parseTransportUrl, transportHosts, transportUrlText } from './transport-url';
+export { redactUrl } from './redact-url';
 export { attachRuntime, maybeRuntimeOf, runtimeOf } from './runtime-of';
 export type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
 export { handleOf, startCanvas } from '../canvas/composable';
 export { freeze } from '../canvas/freeze';
 export { planLaunch, type PlannedTask } from '../canvas/launch';
 export { firstTaskOf, memberId, tasksOf } from '../canvas/nodes';
-export { continueFlow, failFlow, type FlowContext, type StepFailure } from '../canvas/flow';
+export { continueWorkflow, failWorkflow, type StepFailure, type WorkflowContext } from '../canvas/workflow';
 export { checkBeatEntrySignature, signBeatEntry } from '../beat-entry-signature';
 export { BEAT_OPTION_KEYS } from '../beat-store';
 export { runAsSoleTask, runWithTaskContext, RetryRequest } from '../context';
@@ -62,3 +63,6 @@ export { formatTraceparent, parseTraceparent, TRACEPARENT_HEADER } from '../trac
 export { hostAllowed, originProblem, parseAllowedHosts, type AllowedHosts } from './allowed-hosts';
 export { isQueueName, QUEUE_NAME_RULE } from '../queue-name';
 export { SHARED_STATE_PARTS } from '../capabilities';
+export { isCutPayload, plainJson, readPayload, showValue, type CutPayload } from '../display-value';
+export { keepProcessAlive, whileKeptAlive } from './keep-alive';
+export { createSplitBroker, splitCapabilities } from '../split-broker';

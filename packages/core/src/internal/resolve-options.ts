@@ -54,12 +54,14 @@ function resolveProtocol(options: CeleriacOptions): Pick<ResolvedAppOptions, 'pr
   const celery = options.celery ?? {};
   const keyPrefix = celery.keyPrefix ?? APP_DEFAULTS.celery.keyPrefix;
   if (typeof keyPrefix !== 'string') throw invalid('celery.keyPrefix', keyPrefix, 'a string');
+  const resultKeyPrefix = celery.resultKeyPrefix ?? APP_DEFAULTS.celery.resultKeyPrefix;
+  if (typeof resultKeyPrefix !== 'string') throw invalid('celery.resultKeyPrefix', resultKeyPrefix, 'a string');
   const visibilityTimeout = toMilliseconds(
     celery.visibilityTimeout ?? APP_DEFAULTS.celery.visibilityTimeout,
     'celery.visibilityTimeout',
   );
   if (visibilityTimeout < 1000) throw invalid('celery.visibilityTimeout', celery.visibilityTimeout, 'at least 1s');
-  return { protocol, celery: { keyPrefix, visibilityTimeout } };
+  return { protocol, celery: { keyPrefix, resultKeyPrefix, visibilityTimeout } };
 }
 
 function resolveReplication(options: CeleriacOptions): ResolvedAppOptions['replication'] {

@@ -6,7 +6,7 @@
 import { adoptDuplicate, AsyncResult, type ResultSource, type RevokeOptions } from '../async-result';
 import type { BackendSettings, ResultBackend, StoreEntry } from '../backend';
 import type { Broker, BrokerSettings, PublishOutcome, PurgedMessage } from '../broker';
-import { failFlow, type FlowContext } from '../canvas/flow';
+import { failWorkflow, type WorkflowContext } from '../canvas/workflow';
 import { GroupResult } from '../canvas/group-result';
 import { alignGroupTtls } from '../canvas/group-ttl';
 import { forEachLaunch } from '../canvas/launch';
@@ -28,8 +28,14 @@ import type { Closeable, LaunchOptions, MessageExtras } from './launch-options';
 import type { Span } from '@opentelemetry/api';
 import { endWhenSettled, failSpan, startSendSpan, traceRemoved } from '../tracing/spans';
 import { Publisher } from './publisher';
-import { backendSupports } from '../supports';
-import { resolveSupport, type CapabilitySource, type TransportSupport } from './transport-support';
+import { backendSupports, brokerSupports } from '../supports';
+import type { TransactionClient } from '../transaction-client';
+import {
+  resolveSupport,
+  unsupportedByTransport,
+  type CapabilitySource,
+  type TransportSupport,
+} from './transport-support';
 import { resultTtlMilliseconds } from './resolve-options';
 import { buildRevocation } from './revocation';
 import { parseTransportUrl } from './transport-url';
@@ -116,16 +122,25 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
   /** Sends one call; the task's registered options apply under the call's. */
   applyTask<R>(name: string, args: readonly unknown[], options: ApplyOptions | undefined): AsyncResult<R> {
     this.assertOpen();
-    const message = this.buildMessage(name, args, options ?? {});
-    return this.publishMessage<R>(message, options?.taskId !== undefined);
+    const { transaction, ...call } = options ?? {};
+    if (transaction) this.checkTransaction(transaction);
+    const message = this.buildMessage(name, args, call);
+    return this.publishMessage<R>(message, call.taskId !== undefined, transaction);
   }
 
-  /** Publishes an already built message (workers use this for chains and callbacks). */
-  publishMessage<R>(message: TaskMessage, idempotent: boolean): AsyncResult<R> {
+  /**
+   * Publishes an already built message (workers use this for chains and callbacks); through
+   * `transaction`, a client of the caller's open transaction, when given.
+   */
+  publishMessage<R>(message: TaskMessage, idempotent: boolean, transaction?: TransactionClient): AsyncResult<R> {
     const span = startSendSpan(message);
     const envelope = span ? this.tracedEnvelope(message, idempotent, [span]) : this.envelope(message, idempotent);
     const debounce = message.limits?.debounce !== undefined;
-    const published = this.publisher.publish(envelope, this.sentEvent(message));
+    const published = transaction
+      ? this.publishInTransaction([envelope], transaction, eventList(this.sentEvent(message))).then(
+          (outcomes) => outcomes[0] ?? 'published',
+        )
+      : this.publisher.publish(envelope, this.sentEvent(message));
     const sent = (debounce ? published.then((outcome) => settleDebounce(message, outcome, this)) : published).then(
       (outcome) => {
         if (typeof outcome === 'object' && 'duplicateOf' in outcome) adoptDuplicate(result, outcome.duplicateOf);
@@ -141,6 +156,50 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       unique: debounce || message.limits?.unique !== undefined,
     });
     return result;
+  }
+
+  /**
+   * Throws `CELERIAC_UNSUPPORTED_BY_TRANSPORT` unless the broker stores tasks inside a caller's
+   * transaction (a send outside it would break the caller's all-or-nothing), or
+   * `CELERIAC_INVALID_OPTION` when `transaction` is not a client.
+   */
+  checkTransaction(transaction: unknown): void {
+    if (typeof (transaction as Partial<TransactionClient> | null)?.query !== 'function') {
+      throw new CeleriacError(
+        'CELERIAC_INVALID_OPTION',
+        'The transaction option must be a database client on which you ran BEGIN (an object with ' +
+          'query(text, values)), e.g. a node-postgres PoolClient.',
+      );
+    }
+    const { broker, knownBrokers } = this.support;
+    if (broker.transactionalPublish) return;
+    const others = knownBrokers.filter((known) => known.transactionalPublish).map((known) => known.transport);
+    throw unsupportedByTransport(
+      'the transaction send option',
+      'publishing inside a database transaction',
+      broker.transport,
+      others,
+    );
+  }
+
+  /** Stores envelopes through the caller's transaction, at once (not batched with other sends). */
+  private async publishInTransaction(
+    envelopes: readonly Envelope[],
+    transaction: TransactionClient,
+    events: CeleriacEvent[],
+  ): Promise<PublishOutcome[]> {
+    const broker = this.connectBroker();
+    if (!brokerSupports(broker, 'transactionalPublish')) {
+      throw new CeleriacError(
+        'CELERIAC_UNSUPPORTED_BY_TRANSPORT',
+        `The broker (${broker.capabilities.transport}) cannot publish inside a transaction: send without the ` +
+          'transaction option, after your COMMIT, or use a PostgreSQL broker.',
+      );
+    }
+    const outcomes = await broker.publishInTransaction(envelopes, transaction);
+    // After the insert: a task-sent event of a send that then fails would describe nothing.
+    void this.emitEvents(events);
+    return outcomes;
   }
 
   /** Builds the message of a call without sending it. */
@@ -170,7 +229,8 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
    */
   launchCanvas(node: CanvasNode, parentArgs: readonly unknown[], options: LaunchOptions = {}): Promise<void> {
     this.assertOpen();
-    const { next = { steps: [] }, idempotent = false, ...extras } = options;
+    const { next = { steps: [] }, idempotent = false, transaction, ...extras } = options;
+    if (transaction) this.checkTransaction(transaction);
     const aligned = alignGroupTtls(node, (step) => this.resultTtlOf(step.task, step.options.resultTtl));
     // Each message is encoded as soon as it is built and only its envelope is kept, so a group of
     // 100,000 never holds 100,000 messages; the batch is one publish with one promise.
@@ -179,11 +239,11 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
     // One span a message while a tracer provider is registered, none otherwise.
     const spans: Span[] = [];
     try {
-      forEachLaunch(aligned, parentArgs, next, ({ node: step, args, flow }) => {
+      forEachLaunch(aligned, parentArgs, next, ({ node: step, args, workflow }) => {
         // A task with nothing after it (a plain group's member) carries no workflow fields at all.
         const message = this.buildMessage(step.task, args, step.options, {
           ...extras,
-          flow: Object.keys(flow).length > 0 ? flow : undefined,
+          workflow: Object.keys(workflow).length > 0 ? workflow : undefined,
           step: true,
         });
         const span = startSendSpan(message);
@@ -196,7 +256,9 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       for (const span of spans) failSpan(span, error);
       throw error;
     }
-    const sent = this.publisher.publishMany(envelopes, events);
+    const sent = transaction
+      ? this.publishInTransaction(envelopes, transaction, events)
+      : this.publisher.publishMany(envelopes, events);
     for (const span of spans) endWhenSettled(span, sent);
     return sent.then(() => undefined);
   }
@@ -337,7 +399,7 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
    * settles the workflow steps after it: they will not run either, so they must not stay PENDING.
    */
   private async recordRemoved(removed: readonly PurgedMessage[], reason: 'revoked' | 'purged'): Promise<void> {
-    const context: FlowContext = {
+    const context: WorkflowContext = {
       app: this,
       store: (entries) => this.backend.store(entries),
       ttlOf: (step) => this.resultTtlOf(step.task, step.resultTtl),
@@ -356,10 +418,10 @@ export class AppRuntime implements TaskSender, SignatureSender, ResultSource {
       });
       await this.backend.store(entries);
       for (const { message } of chunk) if (message) traceRemoved(message, reason);
-      const flows = chunk.flatMap(({ id, message }) =>
-        message?.flow ? [failFlow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : [],
+      const settled = chunk.flatMap(({ id, message }) =>
+        message?.workflow ? [failWorkflow(context, message, { state: 'REVOKED', reason: `step ${id} ${reason}` })] : [],
       );
-      await Promise.all(flows);
+      await Promise.all(settled);
     }
   }
 
@@ -425,4 +487,9 @@ export function unsupportedUrl(url: URL, what: string, schemes: readonly string[
     `The ${what} URL scheme "${url.protocol}" is not supported here (supported: ${schemes.join(', ')}). Import ` +
       `Celeriac from the 'celeriac' package for Redis.`,
   );
+}
+
+/** An event as a list of none or one. */
+function eventList(event: CeleriacEvent | undefined): CeleriacEvent[] {
+  return event ? [event] : [];
 }

@@ -2,14 +2,17 @@
  * The Broker conformance suite: every method of the {@link Broker} contract, run against any
  * implementation with `runBrokerConformance('redis', REDIS_BROKER_CAPABILITIES, factory)` inside a
  * jest test file. Each area runs under its capability flag; an area the transport does not declare
- * is listed as "<area>: not declared by <name>" and checked for the lack instead.
+ * is listed as "<area>: not declared by <name>" and checked for the lack instead. A transport with
+ * message bodies of its own passes a {@link BodyFormat} (see broker/bodies.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { BrokerSettings } from '../broker';
+import type { Broker, BrokerSettings } from '../broker';
 import type { BrokerCapabilities } from '../capabilities';
+import { withBodyFormat, type BodyFormat } from './broker/bodies';
 import { capabilityCases } from './broker/capability-cases';
 import { controlCases } from './broker/control-cases';
 import { debounceCases } from './broker/debounce-cases';
+import { consumerDelayCases, delayCases } from './broker/delay-cases';
 import { deliveryCountCases } from './broker/delivery-count-cases';
 import { failedCases } from './broker/failed-cases';
 import { flowCases } from './broker/flow-cases';
@@ -38,17 +41,35 @@ export function conformanceBrokerSettings(overrides: Partial<BrokerSettings> = {
   };
 }
 
+/** How a transport's suite differs from the default. */
+export interface BrokerConformanceOptions {
+  /**
+   * How the cases' bodies travel, for a broker that reads each body (the Celery broker); left out,
+   * bodies go to the broker as they are and must come back the same.
+   */
+  readonly bodies?: BodyFormat;
+}
+
 /**
  * Defines a jest `describe` block that checks `factory`'s brokers against the Broker contract, each
  * area under the flag of `capabilities` it needs (the fixture's broker must declare exactly these).
  * Each test opens its own fixture(s) with a unique prefix and cleans them up afterwards.
  */
-export function runBrokerConformance(name: string, capabilities: BrokerCapabilities, factory: BrokerFactory): void {
+export function runBrokerConformance(
+  name: string,
+  capabilities: BrokerCapabilities,
+  factory: BrokerFactory,
+  options: BrokerConformanceOptions = {},
+): void {
+  const { bodies } = options;
+  const seen = (broker: Broker): Broker => (bodies ? withBodyFormat(broker, bodies) : broker);
   describe(`Broker conformance: ${name}`, () => {
     const open: OpenBroker = cleanedUpAfterEach(async (overrides: Partial<BrokerSettings> = {}) => {
       const settings = conformanceBrokerSettings(overrides);
       const fixture = await factory(settings);
-      return { ...fixture, settings, writer: fixture.peer ?? fixture.broker };
+      const broker = seen(fixture.broker);
+      const peer = fixture.peer && seen(fixture.peer);
+      return { ...fixture, broker, ...(peer ? { peer } : {}), settings, writer: peer ?? broker };
     });
     const area = (title: string, declared: boolean, cases: () => void, lacks: () => void) =>
       featureArea(name, title, declared, cases, lacks);
@@ -59,7 +80,13 @@ export function runBrokerConformance(name: string, capabilities: BrokerCapabilit
     describe('waitForWork and close', () => waitCases(open));
     describe('requeue and dead letters', () => settleCases(open));
     describe('leases', () => leaseCases(open));
-    describe('revocations', () => revokeCases(open));
+    describe('revocations', () => revokeCases(open, capabilities.revokeRemoves));
+    area(
+      'delays kept by the broker',
+      capabilities.delays === 'broker',
+      () => delayCases(open),
+      () => consumerDelayCases(open),
+    );
     area(
       'priorities',
       priorities === 'higher-first',

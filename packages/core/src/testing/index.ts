@@ -14,6 +14,7 @@ export { runBackendConformance } from './backend-conformance';
 export { runBeatStoreConformance } from './beat-store-conformance';
 export type { BeatStoreFactory, BeatStoreFixture } from './beat-store/harness';
 export type { BackendConformanceContext, BackendFactory, BackendFixture } from './backend/harness';
-export { conformanceBrokerSettings, runBrokerConformance } from './broker-conformance';
+export { conformanceBrokerSettings, runBrokerConformance, type BrokerConformanceOptions } from './broker-conformance';
+export type { BodyFormat } from './broker/bodies';
 export type { BrokerFactory, BrokerFixture } from './broker/harness';
 export { deferred, settledWithin, untilPast, withDeadline, type Deferred } from './wait';

@@ -77,7 +77,11 @@ async function taskPage(app: CeleriacCore, feed: LiveFeed, id: string, nodes: nu
         }
       : null,
     failed: failed ? failedView(app, failed) : null,
-    args: message ? preview(message.args) : summary?.args === undefined ? null : payloadText(summary.args),
+    args: message
+      ? preview(message.args)
+      : summary?.args === undefined
+        ? null
+        : payloadText(runtimeOf(app).codec, summary.args),
     workflow: workflowGraph(feed.tasks, id, nodes) ?? null,
   };
 }

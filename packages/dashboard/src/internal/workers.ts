@@ -10,13 +10,19 @@ export interface WorkerView {
   pid: number;
   status: 'online' | 'offline';
   pool?: string;
+  /** The pool's size now. */
   concurrency?: number;
+  /** Its bounds, when the worker autoscales (from its heartbeat record). */
+  autoscale?: { readonly min: number; readonly max: number };
   queues?: readonly string[];
   started?: number;
   /** Epoch ms of its last heartbeat or event. */
   heartbeat: number;
   processed?: number;
+  /** Tasks held: running or reserved for a slot. */
   active?: number;
+  /** Of those, the tasks running now. */
+  busy?: number;
   /** Resident set size in bytes, from its last heartbeat event. */
   rss?: number;
 }
@@ -48,9 +54,10 @@ export class WorkerTracker {
         break;
       case 'worker-heartbeat':
         Object.assign(view, { status: 'online', active: event.active, processed: event.processed, rss: event.rss });
+        if (event.busy !== undefined) view.busy = event.busy;
         break;
       case 'worker-offline':
-        Object.assign(view, { status: 'offline', processed: event.processed, active: 0 });
+        Object.assign(view, { status: 'offline', processed: event.processed, active: 0, busy: 0 });
         break;
     }
     this.seen.set(event.hostname, view);

@@ -3,7 +3,7 @@
  * acked by the failed-task registry's script, which keeps them in the same step.
  */
 import type { Delivery, Failure } from '@celeriac/core';
-import { awaitReplicas } from '../replication';
+import { awaitReplicas } from '../connection/replication';
 import { groupByQueue, queueScript, type BrokerContext } from './broker-context';
 
 /** Acks `deliveries`, keeping those with a `failures` entry in the failed-task registry. */

@@ -1,9 +1,10 @@
 /** What the parts of the Redis broker share, and how they run a queue's script on its keys. */
 import type { BrokerSettings, Delivery } from '@celeriac/core';
-import type { RedisConnection } from '../connection';
-import type { RedisFailedRegistry } from '../failed-registry';
+import type { RedisConnection } from '../connection/connection';
+import type { RedisFailedRegistry } from './failed-registry';
 import { queueKeyList, type KeySpace } from '../keys';
-import { runScript, type ScriptName } from '../scripts';
+import type { QueueScript } from '../scripting/script-keys';
+import { runScript } from '../scripting/scripts';
 
 /** The connection, key layout, settings and state one Redis broker's parts work with. */
 export interface BrokerContext {
@@ -19,7 +20,7 @@ export interface BrokerContext {
 /** Runs a queue script with the keys of `queue`. */
 export function queueScript<T = unknown>(
   context: BrokerContext,
-  name: ScriptName,
+  name: QueueScript,
   queue: string,
   args: ReadonlyArray<string | number>,
 ): Promise<T> {

@@ -3,8 +3,8 @@
  * each, a few chunks in flight at a time, then (with replication) a wait for the replicas.
  */
 import type { Envelope, PublishOutcome } from '@celeriac/core';
-import { awaitReplicas } from '../replication';
-import { unavailable } from '../unavailable';
+import { awaitReplicas } from '../connection/replication';
+import { unavailable } from '../connection/unavailable';
 import { queueScript, type BrokerContext } from './broker-context';
 
 /** Most envelopes per publish script call, so one call never blocks Redis for long. */

@@ -3,9 +3,10 @@
  * a channel for running workers, and removes the message from any queue it still waits in.
  */
 import type { Revocation } from '@celeriac/core';
-import { publish } from '../redis-client';
-import { runScript } from '../scripts';
-import { unavailable } from '../unavailable';
+import { publish } from '../connection/redis-client';
+import { scriptKeys } from '../scripting/script-keys';
+import { runScript } from '../scripting/scripts';
+import { unavailable } from '../connection/unavailable';
 import { queueScript, type BrokerContext } from './broker-context';
 
 /** Notes and announces `revocation`, and takes its message out of the queue it waits in, if any. */
@@ -17,12 +18,12 @@ export async function revoke(
   const { client } = connection;
   const now = Date.now();
   const payload = JSON.stringify(revocation);
-  await runScript(
-    client,
-    'revokeNote',
-    [keys.revoked, keys.revokedInfo],
-    [revocation.id, now + settings.revokeTtl, payload, now],
-  );
+  await runScript(client, 'revokeNote', scriptKeys('revokeNote', keys), [
+    revocation.id,
+    now + settings.revokeTtl,
+    payload,
+    now,
+  ]);
   await publish(client, keys.revokeChannel, payload).catch((error: unknown) => {
     throw unavailable(error, `announce the revocation on channel ${keys.revokeChannel}`, connection);
   });

@@ -3,13 +3,13 @@
  * publish sets one, the next delayed message is due, or the caller's signal ends it. No polling.
  */
 import type { Delivery } from '@celeriac/core';
-import { BlockingCallDropped } from '../blocking-client';
-import { corked } from '../connection';
+import { BlockingCallDropped } from '../connection/blocking-client';
+import { corked } from '../connection/connection';
 import { queueKeyList } from '../keys';
-import { groupBySlot } from '../key-slot';
-import { isCluster } from '../redis-client';
-import { runScript } from '../scripts';
-import { unavailable } from '../unavailable';
+import { groupBySlot } from '../connection/key-slot';
+import { isCluster } from '../connection/redis-client';
+import { runScript } from '../scripting/scripts';
+import { unavailable } from '../connection/unavailable';
 import type { BrokerContext } from './broker-context';
 import type { IdleHint } from './idle-hint';
 import { parseReserved, type ReserveReply } from './reserve';

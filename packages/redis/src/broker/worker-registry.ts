@@ -1,8 +1,8 @@
 /** The workers' records on the Redis broker: one key a worker, written by its heartbeat with a TTL. */
 import type { WorkerInfo } from '@celeriac/core';
-import { corked } from '../connection';
-import { groupBySlot } from '../key-slot';
-import { isCluster, scanKeys } from '../redis-client';
+import { corked } from '../connection/connection';
+import { groupBySlot } from '../connection/key-slot';
+import { isCluster, scanKeys } from '../connection/redis-client';
 import type { BrokerContext } from './broker-context';
 
 /** Writes a worker's record, kept `ttl` ms unless written again. */

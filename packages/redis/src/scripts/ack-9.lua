@@ -9,7 +9,7 @@
 
 local ids, deliveries = idDeliveryPairs(1)
 local held, limits = leaseCounts(ids, deliveries)
-local leased = redis.call('ZMSCORE', KEYS[3], unpack(ids))
+local leased = redis.call('ZMSCORE', active, unpack(ids))
 local acked, ackedLimits, metaFields = {}, {}, {}
 for i, id in ipairs(ids) do
   if held[i] and leased[i] then
@@ -26,8 +26,8 @@ for i, id in ipairs(acked) do
 end
 for i = 1, #acked, 1000 do
   local last = math.min(i + 999, #acked)
-  redis.call('ZREM', KEYS[3], unpack(acked, i, last))
-  redis.call('HDEL', KEYS[4], unpack(acked, i, last))
+  redis.call('ZREM', active, unpack(acked, i, last))
+  redis.call('HDEL', messages, unpack(acked, i, last))
 end
-callInChunks('HDEL', KEYS[5], metaFields)
+callInChunks('HDEL', meta, metaFields)
 return #acked

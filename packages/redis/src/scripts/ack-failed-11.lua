@@ -8,32 +8,35 @@
 -- #include common
 -- #include flow
 
+local failed = KEYS[10]
+local failedInfo = KEYS[11]
+
 local now, ttl, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local acked = 0
 for i = 4, #ARGV, 3 do
   local id, delivery, failure = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local leases, limits = leaseCounts({ id }, { delivery })
   local held = leases[1]
-  if held and redis.call('ZSCORE', KEYS[3], id) then
-    if ttl > 0 and not redis.call('ZSCORE', KEYS[10], id) then
-      redis.call('HSET', KEYS[11], 'body:' .. id, redis.call('HGET', KEYS[4], id) or '', 'info:' .. id, failure)
-      redis.call('ZADD', KEYS[10], num(now), id)
+  if held and redis.call('ZSCORE', active, id) then
+    if ttl > 0 and not redis.call('ZSCORE', failed, id) then
+      redis.call('HSET', failedInfo, 'body:' .. id, redis.call('HGET', messages, id) or '', 'info:' .. id, failure)
+      redis.call('ZADD', failed, num(now), id)
     end
     releaseSlots({ id }, limits)
     unlockUnique(id, limits[1])
-    redis.call('ZREM', KEYS[3], id)
+    redis.call('ZREM', active, id)
     forget(id)
     acked = acked + 1
   end
 end
 -- Prune: what expired, then the oldest past the limit.
-local gone = redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', num(now - ttl))
-local over = redis.call('ZCARD', KEYS[10]) - #gone - limit
+local gone = redis.call('ZRANGEBYSCORE', failed, '-inf', num(now - ttl))
+local over = redis.call('ZCARD', failed) - #gone - limit
 if over > 0 then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[10], #gone, #gone + over - 1)) do gone[#gone + 1] = id end
+  for _, id in ipairs(redis.call('ZRANGE', failed, #gone, #gone + over - 1)) do gone[#gone + 1] = id end
 end
 for _, id in ipairs(gone) do
-  redis.call('ZREM', KEYS[10], id)
-  redis.call('HDEL', KEYS[11], 'body:' .. id, 'info:' .. id)
+  redis.call('ZREM', failed, id)
+  redis.call('HDEL', failedInfo, 'body:' .. id, 'info:' .. id)
 end
 return acked

@@ -5,9 +5,13 @@
 -- ARGV[1] the caller's id; ARGV[2] the entry's name; ARGV[3] the slot (epoch ms); ARGV[4] now (epoch ms, the caller's clock).
 -- Returns: 1 claimed (fire it); 0 stale (this slot or a later one was fired); -1 the caller does not hold the lease.
 
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local last = tonumber(redis.call('HGET', KEYS[2], ARGV[2]))
+local lease = KEYS[1]
+local slots = KEYS[2]
+local claimed = KEYS[3]
+
+if redis.call('GET', lease) ~= ARGV[1] then return -1 end
+local last = tonumber(redis.call('HGET', slots, ARGV[2]))
 if last and last >= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[2], ARGV[4])
+redis.call('HSET', slots, ARGV[2], ARGV[3])
+redis.call('HSET', claimed, ARGV[2], ARGV[4])
 return 1

@@ -3,9 +3,11 @@
 -- ARGV[1] the caller's id; ARGV[2] the lease (ms).
 -- Returns: { 1, lease } when the caller holds the lease now; { 0, ms the holder's lease has left } otherwise.
 
-local holder = redis.call('GET', KEYS[1])
+local lease = KEYS[1]
+
+local holder = redis.call('GET', lease)
 if not holder or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('SET', lease, ARGV[1], 'PX', ARGV[2])
   return { 1, tonumber(ARGV[2]) }
 end
-return { 0, redis.call('PTTL', KEYS[1]) }
+return { 0, redis.call('PTTL', lease) }

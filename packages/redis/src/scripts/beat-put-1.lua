@@ -4,6 +4,8 @@
 -- ARGV[4] the command announcing it: PUBLISH, or SPUBLISH on a cluster (sharded pub/sub).
 -- Returns: 1.
 
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local entries = KEYS[1]
+
+redis.call('HSET', entries, ARGV[1], ARGV[2])
 redis.call(ARGV[4], ARGV[3], ARGV[1])
 return 1

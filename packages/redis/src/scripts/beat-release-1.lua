@@ -3,6 +3,8 @@
 -- ARGV[1] the caller's id.
 -- Returns: 1 when it was released, 0 when the caller did not hold it.
 
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
+local lease = KEYS[1]
+
+if redis.call('GET', lease) ~= ARGV[1] then return 0 end
+redis.call('DEL', lease)
 return 1

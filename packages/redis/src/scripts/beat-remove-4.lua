@@ -4,9 +4,14 @@
 -- ARGV[3] the command announcing it: PUBLISH, or SPUBLISH on a cluster (sharded pub/sub).
 -- Returns: 1 when the entry existed, else 0.
 
-local removed = redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-redis.call('HDEL', KEYS[4], ARGV[1])
+local entries = KEYS[1]
+local slots = KEYS[2]
+local fingerprints = KEYS[3]
+local claimed = KEYS[4]
+
+local removed = redis.call('HDEL', entries, ARGV[1])
+redis.call('HDEL', slots, ARGV[1])
+redis.call('HDEL', fingerprints, ARGV[1])
+redis.call('HDEL', claimed, ARGV[1])
 if removed == 1 then redis.call(ARGV[3], ARGV[2], ARGV[1]) end
 return removed

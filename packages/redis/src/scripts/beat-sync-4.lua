@@ -6,24 +6,29 @@
 -- ARGV[1] the caller's id; then triples: ARGV[i] name, ARGV[i+1] fingerprint, ARGV[i+2] since (epoch ms).
 -- Returns: the last slot of each listed entry, in order; or -1 when the caller does not hold the lease.
 
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local lease = KEYS[1]
+local slots = KEYS[2]
+local fingerprints = KEYS[3]
+local claimed = KEYS[4]
+
+if redis.call('GET', lease) ~= ARGV[1] then return -1 end
 local listed = {}
-local slots = {}
+local lastSlots = {}
 for i = 2, #ARGV, 3 do
   local name, fingerprint, since = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   listed[name] = true
-  local last = redis.call('HGET', KEYS[2], name)
-  if not last or redis.call('HGET', KEYS[3], name) ~= fingerprint then
-    redis.call('HSET', KEYS[2], name, since)
-    redis.call('HSET', KEYS[3], name, fingerprint)
-    redis.call('HDEL', KEYS[4], name)
+  local last = redis.call('HGET', slots, name)
+  if not last or redis.call('HGET', fingerprints, name) ~= fingerprint then
+    redis.call('HSET', slots, name, since)
+    redis.call('HSET', fingerprints, name, fingerprint)
+    redis.call('HDEL', claimed, name)
     last = since
   end
-  slots[#slots + 1] = last
+  lastSlots[#lastSlots + 1] = last
 end
-for _, key in ipairs({ KEYS[2], KEYS[3], KEYS[4] }) do
+for _, key in ipairs({ slots, fingerprints, claimed }) do
   for _, name in ipairs(redis.call('HKEYS', key)) do
     if not listed[name] then redis.call('HDEL', key, name) end
   end
 end
-return slots
+return lastSlots

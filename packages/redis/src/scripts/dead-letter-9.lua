@@ -7,7 +7,7 @@
 
 local id = ARGV[1]
 local held, limits = leaseCounts({ id }, { ARGV[2] })
-if not held[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
+if not held[1] or not redis.call('ZSCORE', active, id) then return 0 end
 releaseSlots({ id }, limits)
 unlockUnique(id, limits[1])
 bury(id, ARGV[4], tonumber(ARGV[3]), ARGV[5])

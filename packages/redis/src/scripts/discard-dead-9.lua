@@ -5,11 +5,11 @@
 -- #include common
 
 local ids = ARGV
-if #ids == 0 then ids = redis.call('ZRANGE', KEYS[8], 0, -1) end
+if #ids == 0 then ids = redis.call('ZRANGE', dead, 0, -1) end
 local discarded = 0
 for _, id in ipairs(ids) do
-  if redis.call('ZREM', KEYS[8], id) == 1 then
-    redis.call('HDEL', KEYS[9], id)
+  if redis.call('ZREM', dead, id) == 1 then
+    redis.call('HDEL', deadInfo, id)
     discarded = discarded + 1
   end
 end

@@ -3,12 +3,15 @@
 -- ARGV: ids to remove; none = all.
 -- Returns: how many were removed.
 
+local failed = KEYS[1]
+local failedInfo = KEYS[2]
+
 local ids = ARGV
-if #ids == 0 then ids = redis.call('ZRANGE', KEYS[1], 0, -1) end
+if #ids == 0 then ids = redis.call('ZRANGE', failed, 0, -1) end
 local removed = 0
 for _, id in ipairs(ids) do
-  if redis.call('ZREM', KEYS[1], id) == 1 then
-    redis.call('HDEL', KEYS[2], 'body:' .. id, 'info:' .. id)
+  if redis.call('ZREM', failed, id) == 1 then
+    redis.call('HDEL', failedInfo, 'body:' .. id, 'info:' .. id)
     removed = removed + 1
   end
 end

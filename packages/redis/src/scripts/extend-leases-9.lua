@@ -15,6 +15,6 @@ for i, id in ipairs(ids) do
 end
 if #args == 0 then return 0 end
 for i = 1, #args, 1000 do
-  redis.call('ZADD', KEYS[3], 'XX', unpack(args, i, math.min(i + 999, #args)))
+  redis.call('ZADD', active, 'XX', unpack(args, i, math.min(i + 999, #args)))
 end
 return #args / 2

@@ -6,11 +6,13 @@
 -- Returns: per index, in order, { members done after it, 1 if it completed the group else 0,
 -- 1 if the member was already counted else 0 }, flattened.
 
+local group = KEYS[1]
+
 local size = tonumber(ARGV[1])
-local done = redis.call('BITCOUNT', KEYS[1])
+local done = redis.call('BITCOUNT', group)
 local replies = {}
 for i = 3, #ARGV do
-  local before = redis.call('SETBIT', KEYS[1], ARGV[i], 1)
+  local before = redis.call('SETBIT', group, ARGV[i], 1)
   local completed = 0
   if before == 0 then
     done = done + 1
@@ -20,5 +22,5 @@ for i = 3, #ARGV do
   replies[#replies + 1] = completed
   replies[#replies + 1] = before
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', group, ARGV[2])
 return replies

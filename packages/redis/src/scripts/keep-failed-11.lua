@@ -6,14 +6,17 @@
 -- Returns: how many entries were written.
 -- #include common
 
+local failed = KEYS[10]
+local failedInfo = KEYS[11]
+
 local now = ARGV[1]
 local written = 0
 for i = 2, #ARGV, 3 do
   local id, delivery, failure = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local held = leaseCounts({ id }, { delivery })[1]
-  if held and redis.call('ZSCORE', KEYS[3], id) then
-    redis.call('HSET', KEYS[11], 'body:' .. id, redis.call('HGET', KEYS[4], id) or '', 'info:' .. id, failure)
-    redis.call('ZADD', KEYS[10], now, id)
+  if held and redis.call('ZSCORE', active, id) then
+    redis.call('HSET', failedInfo, 'body:' .. id, redis.call('HGET', messages, id) or '', 'info:' .. id, failure)
+    redis.call('ZADD', failed, now, id)
     written = written + 1
   end
 end

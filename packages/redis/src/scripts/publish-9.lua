@@ -20,14 +20,14 @@
 local function replaceWaiting(id, holder, base, debounce, now)
   if holder ~= id then return holder and { 'debounce-into', holder } or 2 end
   local eta = tonumber(ARGV[base + 3])
-  redis.call('HSET', KEYS[4], id, ARGV[base + 5])
-  redis.call('HSET', KEYS[5], 'limits:' .. id, ARGV[base + 6])
+  redis.call('HSET', messages, id, ARGV[base + 5])
+  redis.call('HSET', meta, 'limits:' .. id, ARGV[base + 6])
   if ARGV[base + 2] == '0' then
-    redis.call('HDEL', KEYS[5], 'priority:' .. id)
+    redis.call('HDEL', meta, 'priority:' .. id)
   else
-    redis.call('HSET', KEYS[5], 'priority:' .. id, ARGV[base + 2])
+    redis.call('HSET', meta, 'priority:' .. id, ARGV[base + 2])
   end
-  redis.call('ZADD', KEYS[2], num(eta), id)
+  redis.call('ZADD', delayed, num(eta), id)
   wakeAt(eta)
   lockDebounce(id, debounce, eta, now)
   return id
@@ -35,7 +35,7 @@ end
 
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
-local results, messages, ready, delayed, meta = {}, {}, {}, {}, {}
+local results, messageFields, readyArgs, delayedArgs, metaFields = {}, {}, {}, {}, {}
 local readyIds, seen, windows = {}, {}, {}
 local limited = false
 for i = 1, n do
@@ -47,7 +47,7 @@ for i = 1, n do
   local holder = unique and uniqueHolder(unique, seen)
   local waiting = debounce and debounceHolder(debounce, windows)
   local eta = tonumber(ARGV[base + 3])
-  if ARGV[base + 4] == '1' and (seen[id] or redis.call('HEXISTS', KEYS[4], id) == 1) then
+  if ARGV[base + 4] == '1' and (seen[id] or redis.call('HEXISTS', messages, id) == 1) then
     results[i] = 0
   elseif ARGV[base + 4] == '2' then
     results[i] = debounce and replaceWaiting(id, waiting, base, debounce, now) or 2
@@ -64,44 +64,44 @@ for i = 1, n do
     results[i] = 1
     seen[id] = true
     local priority = tonumber(ARGV[base + 2])
-    messages[#messages + 1] = id
-    messages[#messages + 1] = ARGV[base + 5]
+    messageFields[#messageFields + 1] = id
+    messageFields[#messageFields + 1] = ARGV[base + 5]
     if ARGV[base + 6] ~= '' then
-      meta[#meta + 1] = 'limits:' .. id
-      meta[#meta + 1] = ARGV[base + 6]
+      metaFields[#metaFields + 1] = 'limits:' .. id
+      metaFields[#metaFields + 1] = ARGV[base + 6]
       limited = true
     end
     if priority > 0 then
-      meta[#meta + 1] = 'priority:' .. id
-      meta[#meta + 1] = priority
+      metaFields[#metaFields + 1] = 'priority:' .. id
+      metaFields[#metaFields + 1] = priority
     end
     if eta > now then
-      delayed[#delayed + 1] = ARGV[base + 3]
-      delayed[#delayed + 1] = id
+      delayedArgs[#delayedArgs + 1] = ARGV[base + 3]
+      delayedArgs[#delayedArgs + 1] = id
     else
       readyIds[#readyIds + 1] = { id, priority }
     end
   end
 end
-if #messages == 0 then return results end
-callInChunks('HSET', KEYS[4], messages)
+if #messageFields == 0 then return results end
+callInChunks('HSET', messages, messageFields)
 if limited then
-  meta[#meta + 1] = 'limited'
-  meta[#meta + 1] = 1
+  metaFields[#metaFields + 1] = 'limited'
+  metaFields[#metaFields + 1] = 1
 end
-if #meta > 0 then callInChunks('HSET', KEYS[5], meta) end
+if #metaFields > 0 then callInChunks('HSET', meta, metaFields) end
 if #readyIds > 0 then
-  local seq = redis.call('INCRBY', KEYS[6], #readyIds) - #readyIds
+  local first = redis.call('INCRBY', seq, #readyIds) - #readyIds
   for i, entry in ipairs(readyIds) do
-    ready[#ready + 1] = readyScore(entry[2], seq + i)
-    ready[#ready + 1] = entry[1]
+    readyArgs[#readyArgs + 1] = readyScore(entry[2], first + i)
+    readyArgs[#readyArgs + 1] = entry[1]
   end
-  callInChunks('ZADD', KEYS[1], ready)
+  callInChunks('ZADD', ready, readyArgs)
 end
-if #delayed > 0 then
-  callInChunks('ZADD', KEYS[2], delayed)
+if #delayedArgs > 0 then
+  callInChunks('ZADD', delayed, delayedArgs)
   local earliest = math.huge
-  for i = 1, #delayed, 2 do earliest = math.min(earliest, tonumber(delayed[i])) end
+  for i = 1, #delayedArgs, 2 do earliest = math.min(earliest, tonumber(delayedArgs[i])) end
   wakeAt(earliest)
 end
 if #readyIds > 0 then wake() end

@@ -5,11 +5,11 @@
 -- #include common
 
 local removed = {}
-for _, key in ipairs({ KEYS[1], KEYS[2] }) do
+for _, key in ipairs({ ready, delayed }) do
   local ids = redis.call('ZRANGE', key, 0, -1)
   for _, id in ipairs(ids) do
     removed[#removed + 1] = id
-    removed[#removed + 1] = redis.call('HGET', KEYS[4], id) or ''
+    removed[#removed + 1] = redis.call('HGET', messages, id) or ''
     forget(id)
   end
   redis.call('DEL', key)

@@ -9,27 +9,27 @@
 
 local now = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-local requeued, dead = {}, {}
+local lapsed = redis.call('ZRANGEBYSCORE', active, '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local requeued, buried = {}, {}
 if #lapsed > 0 then
   local fields = {}
   for i, id in ipairs(lapsed) do fields[i] = 'limits:' .. id end
-  releaseSlots(lapsed, redis.call('HMGET', KEYS[5], unpack(fields)))
+  releaseSlots(lapsed, redis.call('HMGET', meta, unpack(fields)))
 end
 for _, id in ipairs(lapsed) do
-  local delivery = (tonumber(redis.call('HGET', KEYS[5], 'lost:' .. id)) or 0) + 1
+  local delivery = (tonumber(redis.call('HGET', meta, 'lost:' .. id)) or 0) + 1
   if delivery >= max then
     local reason = 'lease lapsed ' .. delivery .. ' times (maxDeliveries ' .. max .. '); its workers died or hung'
     local body = bury(id, reason, now, ARGV[4])
-    dead[#dead + 1] = id
-    dead[#dead + 1] = body
-    dead[#dead + 1] = reason
-    dead[#dead + 1] = ARGV[1]
+    buried[#buried + 1] = id
+    buried[#buried + 1] = body
+    buried[#buried + 1] = reason
+    buried[#buried + 1] = ARGV[1]
   else
-    redis.call('HINCRBY', KEYS[5], 'lost:' .. id, 1)
-    redis.call('ZREM', KEYS[3], id)
+    redis.call('HINCRBY', meta, 'lost:' .. id, 1)
+    redis.call('ZREM', active, id)
     requeued[#requeued + 1] = id
   end
 end
 requeueNow(requeued)
-return { requeued, dead }
+return { requeued, buried }

@@ -7,13 +7,13 @@
 
 local id = ARGV[1]
 local held, limits = leaseCounts({ id }, { ARGV[2] })
-if not held[1] or redis.call('ZREM', KEYS[3], id) == 0 then return 0 end
+if not held[1] or redis.call('ZREM', active, id) == 0 then return 0 end
 releaseSlots({ id }, limits)
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], id, ARGV[5]) end
+if ARGV[5] ~= '' then redis.call('HSET', messages, id, ARGV[5]) end
 local delay = tonumber(ARGV[4])
 if delay > 0 then
   local due = tonumber(ARGV[3]) + delay
-  redis.call('ZADD', KEYS[2], num(due), id)
+  redis.call('ZADD', delayed, num(due), id)
   wakeAt(due)
 else
   requeueNow({ id })

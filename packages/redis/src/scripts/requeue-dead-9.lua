@@ -6,18 +6,18 @@
 -- #include common
 
 local ids = ARGV
-if #ids == 0 then ids = redis.call('ZRANGE', KEYS[8], 0, -1) end
+if #ids == 0 then ids = redis.call('ZRANGE', dead, 0, -1) end
 local moved = {}
 for _, id in ipairs(ids) do
-  local info = redis.call('HGET', KEYS[9], id)
+  local info = redis.call('HGET', deadInfo, id)
   -- Details that do not parse (written by something else) leave the letter where it is.
-  local ok, dead = pcall(cjson.decode, info or '')
-  if ok and type(dead) == 'table' and type(dead.body) == 'string' and not dead.size then
-    redis.call('HSET', KEYS[4], id, dead.body)
-    if type(dead.priority) == 'number' and dead.priority > 0 then redis.call('HSET', KEYS[5], 'priority:' .. id, dead.priority) end
-    if type(dead.limits) == 'string' then redis.call('HSET', KEYS[5], 'limits:' .. id, dead.limits, 'limited', 1) end
-    redis.call('HDEL', KEYS[9], id)
-    redis.call('ZREM', KEYS[8], id)
+  local ok, letter = pcall(cjson.decode, info or '')
+  if ok and type(letter) == 'table' and type(letter.body) == 'string' and not letter.size then
+    redis.call('HSET', messages, id, letter.body)
+    if type(letter.priority) == 'number' and letter.priority > 0 then redis.call('HSET', meta, 'priority:' .. id, letter.priority) end
+    if type(letter.limits) == 'string' then redis.call('HSET', meta, 'limits:' .. id, letter.limits, 'limited', 1) end
+    redis.call('HDEL', deadInfo, id)
+    redis.call('ZREM', dead, id)
     moved[#moved + 1] = id
   end
 end

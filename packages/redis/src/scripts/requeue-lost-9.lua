@@ -10,14 +10,14 @@
 local id = ARGV[1]
 local delivery = tonumber(ARGV[2])
 local held, limits = leaseCounts({ id }, { ARGV[2] })
-if not held[1] or not redis.call('ZSCORE', KEYS[3], id) then return 0 end
+if not held[1] or not redis.call('ZSCORE', active, id) then return 0 end
 releaseSlots({ id }, limits)
 if delivery >= tonumber(ARGV[4]) then
   unlockUnique(id, limits[1])
   bury(id, ARGV[5] .. ' (delivered ' .. delivery .. ' times, maxDeliveries ' .. ARGV[4] .. ')', tonumber(ARGV[3]), ARGV[6])
   return 2
 end
-redis.call('HINCRBY', KEYS[5], 'lost:' .. id, 1)
-redis.call('ZREM', KEYS[3], id)
+redis.call('HINCRBY', meta, 'lost:' .. id, 1)
+redis.call('ZREM', active, id)
 requeueNow({ id })
 return 1

@@ -16,7 +16,7 @@
 -- Most pops of one reservation in a queue with limits, so a queue full of held tasks stays quick.
 local MAX_ROUNDS = 8
 
-local flags = redis.call('HMGET', KEYS[5], 'paused', 'limited')
+local flags = redis.call('HMGET', meta, 'paused', 'limited')
 if flags[1] then return { '' } end
 
 local now = ARGV[1]
@@ -27,14 +27,14 @@ end
 local deadline = num(tonumber(now) + tonumber(ARGV[3]))
 -- The earliest delayed message says whether any is due and, most often, the next due time too:
 -- one call where most reservations find nothing due (each call costs Redis a few µs).
-local nextDue = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+local nextDue = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')[2]
 if nextDue and tonumber(nextDue) <= tonumber(now) then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
+  local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 1000)
   makeReady(due)
   for i = 1, #due, 1000 do
-    redis.call('ZREM', KEYS[2], unpack(due, i, math.min(i + 999, #due)))
+    redis.call('ZREM', delayed, unpack(due, i, math.min(i + 999, #due)))
   end
-  nextDue = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+  nextDue = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')[2]
 end
 -- Held for a slot is not a due time: a release wakes those.
 if nextDue and tonumber(nextDue) >= HELD then nextDue = nil end
@@ -42,24 +42,24 @@ local count = tonumber(ARGV[2])
 local ids = {}
 local more
 if not flags[2] then
-  local popped = redis.call('ZPOPMIN', KEYS[1], count)
+  local popped = redis.call('ZPOPMIN', ready, count)
   for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
   -- Fewer than asked for means the ready set is empty.
-  more = #popped == 2 * count and redis.call('ZCARD', KEYS[1]) > 0
+  more = #popped == 2 * count and redis.call('ZCARD', ready) > 0
 else
   local nowMs = tonumber(now)
   for _ = 1, MAX_ROUNDS do
-    local popped = redis.call('ZPOPMIN', KEYS[1], count - #ids)
+    local popped = redis.call('ZPOPMIN', ready, count - #ids)
     if #popped == 0 then break end
     local fields = {}
     for i = 1, #popped, 2 do fields[#fields + 1] = 'limits:' .. popped[i] end
-    local stored = redis.call('HMGET', KEYS[5], unpack(fields))
+    local stored = redis.call('HMGET', meta, unpack(fields))
     for i, limits in ipairs(stored) do
       local id = popped[2 * i - 1]
       local decoded = limits and cjson.decode(limits)
       local hold = decoded and admit(id, decoded, nowMs)
       if hold then
-        redis.call('ZADD', KEYS[2], num(hold), id)
+        redis.call('ZADD', delayed, num(hold), id)
         if hold < HELD then
           wakeAt(hold)
           nextDue = math.min(tonumber(nextDue) or hold, hold)
@@ -76,7 +76,7 @@ else
     end
     if #ids >= count then break end
   end
-  more = redis.call('ZCARD', KEYS[1]) > 0
+  more = redis.call('ZCARD', ready) > 0
 end
 local out = { nextDue and num(tonumber(nextDue)) or '' }
 -- More may be waiting than this worker took: pass the wake-up on to another idle worker.
@@ -85,15 +85,15 @@ if more then
   wake()
 end
 if #ids == 0 then return out end
-local lostFields, active = {}, {}
+local lostFields, leases = {}, {}
 for i, id in ipairs(ids) do
   lostFields[i] = 'lost:' .. id
-  active[#active + 1] = deadline
-  active[#active + 1] = id
+  leases[#leases + 1] = deadline
+  leases[#leases + 1] = id
 end
-local bodies = redis.call('HMGET', KEYS[4], unpack(ids))
-local lost = redis.call('HMGET', KEYS[5], unpack(lostFields))
-callInChunks('ZADD', KEYS[3], active)
+local bodies = redis.call('HMGET', messages, unpack(ids))
+local lost = redis.call('HMGET', meta, unpack(lostFields))
+callInChunks('ZADD', active, leases)
 for i, id in ipairs(ids) do
   out[#out + 1] = id
   out[#out + 1] = bodies[i] or ''

@@ -5,6 +5,6 @@
 -- Returns: 1 when the queue was paused, else 0.
 -- #include common
 
-local was = redis.call('HDEL', KEYS[5], 'paused')
+local was = redis.call('HDEL', meta, 'paused')
 wake()
 return was

@@ -5,8 +5,8 @@
 -- #include common
 
 local id = ARGV[1]
-local removed = redis.call('ZREM', KEYS[1], id) + redis.call('ZREM', KEYS[2], id)
+local removed = redis.call('ZREM', ready, id) + redis.call('ZREM', delayed, id)
 if removed == 0 then return 0 end
-local body = redis.call('HGET', KEYS[4], id) or ''
+local body = redis.call('HGET', messages, id) or ''
 forget(id)
 return body

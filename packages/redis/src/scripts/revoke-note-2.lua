@@ -4,11 +4,14 @@
 -- ARGV[1] id; ARGV[2] expiry (epoch ms); ARGV[3] the revocation as JSON; ARGV[4] now (epoch ms).
 -- Returns: how many expired revocations were forgotten.
 
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[4], 'LIMIT', 0, 1000)
+local revoked = KEYS[1]
+local revokedInfo = KEYS[2]
+
+redis.call('ZADD', revoked, ARGV[2], ARGV[1])
+redis.call('HSET', revokedInfo, ARGV[1], ARGV[3])
+local expired = redis.call('ZRANGEBYSCORE', revoked, '-inf', ARGV[4], 'LIMIT', 0, 1000)
 if #expired > 0 then
-  redis.call('ZREM', KEYS[1], unpack(expired))
-  redis.call('HDEL', KEYS[2], unpack(expired))
+  redis.call('ZREM', revoked, unpack(expired))
+  redis.call('HDEL', revokedInfo, unpack(expired))
 end
 return #expired

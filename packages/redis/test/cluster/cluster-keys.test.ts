@@ -4,9 +4,9 @@
  * records of many tasks spread over the masters.
  */
 import { Cluster } from 'ioredis';
-import { KeySpace, parseClusterUrl, queueKeyList } from '@celeriac/redis';
-import { keySlot } from '../../src/key-slot';
-import { masterFor } from '../../src/redis-client';
+import { KeySpace, parseClusterUrl, queueKeyList } from '@celeriac/redis/internal';
+import { keySlot } from '../../src/connection/key-slot';
+import { masterFor } from '../../src/connection/redis-client';
 import { adminClient, CLUSTER_URL, freshPrefix } from '@celeriac/test-support';
 
 describe('key placement on Redis Cluster', () => {

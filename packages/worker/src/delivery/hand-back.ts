@@ -1,8 +1,8 @@
 /** Ending a run that did not end here: handed back at shutdown, or dead-lettered by lease recovery. */
 import { WorkerLostError, type Delivery, type RemoteError } from '@celeriac/core';
-import { failFlow, toRemoteError, type TaskMessage } from '@celeriac/core/internal';
+import { failWorkflow, toRemoteError, type TaskMessage } from '@celeriac/core/internal';
 import type { RunContext } from '../run-context';
-import { entryFor, flowContext, record } from './records';
+import { entryFor, workflowContext, record } from './records';
 import { rejected } from './reports';
 
 /**
@@ -25,10 +25,10 @@ export async function handBackRunning(run: RunContext, delivery: Delivery): Prom
   if (message) run.metrics?.finished(message, 'FAILURE');
   rejected(run, delivery, message, why);
   await run.settler.store(entryFor(run, message, record(delivery.id, 'FAILURE', { task: message?.task, error })));
-  if (message?.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+  if (message?.workflow) await failWorkflow(workflowContext(run), message, { state: 'FAILURE', error });
 }
 
 /** Settles the workflow after a task that was dead-lettered without running to an end. */
 export async function failDeadLettered(run: RunContext, message: TaskMessage, error: RemoteError): Promise<void> {
-  if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error });
+  if (message.workflow) await failWorkflow(workflowContext(run), message, { state: 'FAILURE', error });
 }

@@ -1,6 +1,6 @@
 /** The records a run stores: built, given the task's result TTL, and addressed to the sender's reply channel. */
 import type { StoreEntry, TaskRecord, TaskState } from '@celeriac/core';
-import type { FlowContext, TaskMessage } from '@celeriac/core/internal';
+import type { WorkflowContext, TaskMessage } from '@celeriac/core/internal';
 import type { RunContext } from '../run-context';
 
 /** A record of `id` in `state`, dated now unless `fields` says when. */
@@ -25,7 +25,7 @@ export function withReply(entry: StoreEntry, message: TaskMessage | undefined): 
 }
 
 /** What a workflow step needs to move its workflow on: the app, and storing records through the settler. */
-export function flowContext(run: RunContext): FlowContext {
+export function workflowContext(run: RunContext): WorkflowContext {
   return {
     app: run.app,
     store: (entries) => Promise.all(entries.map((entry) => run.settler.store(entry))).then(() => undefined),

@@ -6,31 +6,22 @@
  */
 import type { Delivery, Failure, RemoteError, StoreEntry, TaskRecord } from '@celeriac/core';
 import {
-  continueFlow,
-  failFlow,
+  continueWorkflow,
+  failWorkflow,
   logsAt,
-  type FlowContext,
-  type TaskDefinition,
+  type WorkflowContext,
   type TaskMessage,
 } from '@celeriac/core/internal';
 import type { RunContext } from '../run-context';
-import { successValue, type TaskOutcome } from '../run-task';
-import { entryFor, flowContext, record } from './records';
+import { successValue } from '../run-task';
+import type { Ran } from './ending';
+import { entryFor, workflowContext, record } from './records';
 import { brief, errorCall, rejected } from './reports';
 
-/** What settling a run's outcome needs to know of the run besides its message. */
-export interface RunEnd {
-  definition: TaskDefinition;
-  maxRetries: number;
-  outcome: TaskOutcome;
-  /** How long the task function ran, ms. */
-  duration: number;
-}
-
 /** Stores, acks, retries or dead-letters a run by its outcome, with its event, metric and log line. */
-export async function settle(run: RunContext, delivery: Delivery, message: TaskMessage, end: RunEnd): Promise<void> {
+export async function settleRun(run: RunContext, delivery: Delivery, ran: Ran): Promise<void> {
   const { app, logger } = run;
-  const { definition, maxRetries, outcome, duration } = end;
+  const { message, definition, maxRetries, outcome, duration } = ran;
   const fields = { id: message.id, task: message.task, duration };
   const base = { task: message.task, retries: message.retries };
   switch (outcome.kind) {
@@ -52,7 +43,7 @@ export async function settle(run: RunContext, delivery: Delivery, message: TaskM
       // Counted before the record is stored: whoever sees the result sees it counted.
       run.metrics?.finished(message, 'SUCCESS', duration);
       await settleStep(run, delivery, message, entry, (context) =>
-        continueFlow(context, message, successValue(outcome)),
+        continueWorkflow(context, message, successValue(outcome)),
       );
       if (logsAt(logger, 'info'))
         logger.info({ ...fields, state: 'SUCCESS' }, `Task ${message.task}[${message.id}] succeeded in ${duration} ms`);
@@ -97,7 +88,8 @@ export async function settle(run: RunContext, delivery: Delivery, message: TaskM
         await run.settler.store(
           entryFor(run, message, record(message.id, 'FAILURE', { ...base, error: outcome.error })),
         );
-        if (message.flow) await failFlow(flowContext(run), message, { state: 'FAILURE', error: outcome.error });
+        if (message.workflow)
+          await failWorkflow(workflowContext(run), message, { state: 'FAILURE', error: outcome.error });
       }
       return;
     }
@@ -123,12 +115,12 @@ export async function settleStep(
   delivery: Delivery,
   message: TaskMessage,
   entry: StoreEntry,
-  moveOn: (context: FlowContext) => Promise<void>,
+  moveOn: (context: WorkflowContext) => Promise<void>,
   failure?: Failure,
 ): Promise<void> {
-  if (!message.flow) return run.settler.finish(delivery, entry, failure);
+  if (!message.workflow) return run.settler.finish(delivery, entry, failure);
   await run.settler.store(entry);
-  await moveOn(flowContext(run));
+  await moveOn(workflowContext(run));
   await run.settler.finish(delivery, undefined, failure);
 }
 
@@ -150,7 +142,7 @@ export function fail(
     delivery,
     message,
     entry,
-    (context) => failFlow(context, message, { state: 'FAILURE', error }),
+    (context) => failWorkflow(context, message, { state: 'FAILURE', error }),
     failure,
   );
 }

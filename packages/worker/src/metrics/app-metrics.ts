@@ -6,7 +6,7 @@
  * own endpoint (`metrics` worker option, `celeriac worker --metrics-port`); see docs/observability.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { brokerSupports, type CeleriacCore, type StoredEvent } from '@celeriac/core';
+import { brokerSupports, type CeleriacCore, type StoredEvent, type WorkerInfo } from '@celeriac/core';
 import { eventIdBefore, runtimeOf } from '@celeriac/core/internal';
 import type { Gauge, Registry } from 'prom-client';
 import { createEventMetrics } from './event-metrics';
@@ -108,6 +108,11 @@ function registerAppGauges(prom: Prom, registry: Registry, app: CeleriacCore): v
   for (const [name, help, sum] of [
     ['workers_online', 'Workers whose heartbeat is live', () => 1],
     ['workers_concurrency', 'Slots of the workers online (tasks they run at once)', (w) => w.concurrency],
+    [
+      'workers_concurrency_max',
+      'Slots the workers online may grow to (autoscale max, or their concurrency)',
+      (w) => w.autoscale?.max ?? w.concurrency,
+    ],
     ['workers_busy_slots', 'Tasks running now on the workers online (busy slots)', (w) => w.busy ?? 0],
     ['workers_held_tasks', 'Tasks the workers online hold (running or prefetched)', (w) => w.active],
   ] as const satisfies ReadonlyArray<readonly [string, string, (worker: WorkerInfoLike) => number]>) {
@@ -122,4 +127,4 @@ function registerAppGauges(prom: Prom, registry: Registry, app: CeleriacCore): v
   }
 }
 
-type WorkerInfoLike = { concurrency: number; busy?: number; active: number };
+type WorkerInfoLike = Pick<WorkerInfo, 'concurrency' | 'busy' | 'active' | 'autoscale'>;

@@ -20,6 +20,9 @@ export interface WorkerGaugeSource {
   busy: () => number;
   /** Tasks it runs at once. */
   concurrency: () => number;
+  /** The bounds autoscale moves `concurrency` between (both the concurrency for a fixed pool). */
+  concurrencyMin: () => number;
+  concurrencyMax: () => number;
   /** Tasks it holds (running, prefetched, or waiting for their dependencies). */
   held: () => number;
   /** The queues it consumes now. */
@@ -44,7 +47,13 @@ export function createWorkerMetrics(prom: Prom, registry: Registry, source: Work
   });
   for (const [name, help, read] of [
     ['worker_busy_slots', 'Tasks whose function runs now (busy slots)', source.busy],
-    ['worker_concurrency', 'Tasks the worker runs at once (its slots)', source.concurrency],
+    ['worker_concurrency', 'Tasks the worker runs at once (its slots; the pool size now)', source.concurrency],
+    [
+      'worker_concurrency_min',
+      'The fewest slots autoscale shrinks to (the concurrency without it)',
+      source.concurrencyMin,
+    ],
+    ['worker_concurrency_max', 'The most slots autoscale grows to (the concurrency without it)', source.concurrencyMax],
     ['worker_held_tasks', 'Tasks the worker holds: running, prefetched or waiting for dependencies', source.held],
   ] as const) {
     const gauge: Gauge = new prom.Gauge({

@@ -45,6 +45,7 @@ export function createRunner(app: WorkerApp, options: ResolvedWorkerOptions, onR
         // (long tasks: keep them free for other workers).
         depth: options.prefetch > 0 ? 128 : 1,
         maxTasksPerChild: options.maxTasksPerChild,
+        onRetire: (child, reason) => logger.info({ child, reason }, `Retired pool child ${child}: ${reason}`),
         maxMemoryPerChild: options.maxMemoryPerChild === undefined ? undefined : options.maxMemoryPerChild * 1_048_576,
       });
     case 'fork':

@@ -23,15 +23,34 @@ export class ForkPool implements TaskRunner {
   private readonly spares: ChildHandle[] = [];
   private readonly all = new Set<ChildHandle>();
   private closed = false;
+  /** How many children are kept warm: as many as tasks run at once. */
+  private size: number;
 
   constructor(private readonly options: ForkOptions) {
     this.options = { ...options, nodeFlags: [...forkChildFlags(), ...(options.nodeFlags ?? [])] };
+    this.size = options.size;
   }
 
   /** Warms the first children and checks that the app loads in one. */
   async start(): Promise<void> {
-    for (let i = 0; i < this.options.size; i += 1) this.spares.push(this.spawn());
+    for (let i = 0; i < this.size; i += 1) this.spares.push(this.spawn());
     await Promise.all(this.spares.map((child) => child.whenReady()));
+  }
+
+  /**
+   * Keeps `size` children warm from now on: warms more (and waits until they loaded the app), or
+   * retires warm ones, which hold no task. Children running a task are left to finish it.
+   */
+  async resize(size: number): Promise<void> {
+    this.size = size;
+    const fresh: ChildHandle[] = [];
+    while (this.spares.length < size) {
+      const child = this.spawn();
+      this.spares.push(child);
+      fresh.push(child);
+    }
+    for (const child of this.spares.splice(size)) child.retire();
+    await Promise.all(fresh.map((child) => child.whenReady().catch(() => undefined)));
   }
 
   async run(job: TaskJob, body: string): Promise<TaskOutcome> {
@@ -76,7 +95,7 @@ export class ForkPool implements TaskRunner {
           this.spares.splice(index, 1);
           this.options.onReplace?.(child.pid, 'it exited before it got a task');
           setTimeout(
-            () => !this.closed && this.spares.length < this.options.size && this.spares.push(this.spawn()),
+            () => !this.closed && this.spares.length < this.size && this.spares.push(this.spawn()),
             RESPAWN_DELAY_MS,
           ).unref();
         }),

@@ -23,6 +23,8 @@ export interface PreforkOptions extends ChildSpec {
   maxMemoryPerChild?: number;
   /** Called when a child is replaced, with why. */
   onReplace?(pid: number | undefined, reason: string): void;
+  /** Called when a child leaves without a replacement (the pool shrank), with why. */
+  onRetire?(pid: number | undefined, reason: string): void;
 }
 
 /** Runs jobs on long-lived child processes. */
@@ -196,7 +198,9 @@ export class PreforkPool implements TaskRunner {
       const reason = this.retireReason(child, 0);
       if (reason) {
         this.replaced.add(child);
-        this.options.onReplace?.(child.pid, reason);
+        // A child the pool shrank by leaves for good: it is retired, not replaced.
+        if (this.shrinking.has(child)) this.options.onRetire?.(child.pid, reason);
+        else this.options.onReplace?.(child.pid, reason);
         if (child.state !== 'dead') child.retire();
         this.all.delete(child);
         if (!this.closed && !this.shrinking.has(child)) this.spawn();

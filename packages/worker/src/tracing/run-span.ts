@@ -1,8 +1,9 @@
 /**
  * The `run` span of a task on the worker: a child of the sender's `send` span (its `traceparent`
- * travels in the message headers), around the task's run and the settling after it, so the
- * workflow steps it sends are children of it. It lives in the worker's main process, whatever the
- * pool; a pool child runs the task function under its context (with-traceparent.ts).
+ * travels in the message headers), opened once by the delivery's pipeline around the task's run and
+ * the settling after it, so the workflow steps it sends are children of it. It lives in the worker's
+ * main process, whatever the pool; a pool child runs the task function under its context
+ * (with-traceparent.ts).
  */
 import { context, SpanKind, trace, type Context, type Span } from '@opentelemetry/api';
 import {
@@ -15,6 +16,7 @@ import {
   type RevokeReason,
   type TaskMessage,
 } from '@celeriac/core/internal';
+import type { Ending } from '../delivery/ending';
 import type { TaskOutcome } from '../run-task';
 
 /** How a traced run ended, as its `celeriac.task.outcome` attribute says. */
@@ -73,8 +75,40 @@ function runSpanOf(span: Span, base: Context): RunSpan {
   };
 }
 
+/**
+ * Runs `settle` under the run span (so the workflow steps it sends are children of it), then ends
+ * the span as `ending` says: its outcome, its error, and why a task did not run.
+ */
+export async function traced(span: RunSpan, ending: Ending, settle: () => Promise<void>): Promise<void> {
+  if (ending.kind === 'not-run') span.revoked(ending.reason);
+  try {
+    await span.within(settle);
+  } catch (settleError) {
+    span.fail(settleError);
+    throw settleError;
+  }
+  switch (ending.kind) {
+    case 'ran': {
+      const { outcome } = ending;
+      return span.end(spanOutcome(outcome), outcome.kind === 'success' ? undefined : outcome.error);
+    }
+    case 'not-run':
+      return span.end('REVOKED');
+    case 'unknown-task':
+    case 'dependency-failed':
+      // The trace says why the task never ran.
+      return span.end('FAILURE', ending.error);
+    case 'handed-back':
+      return span.end('HANDED_BACK');
+    case 'too-large':
+    case 'unreadable':
+      // Unread, there is no message to name a span by: never traced.
+      return span.end('FAILURE');
+  }
+}
+
 /** The span outcome of a run's outcome. */
-export function spanOutcome(outcome: TaskOutcome): RunSpanOutcome {
+function spanOutcome(outcome: TaskOutcome): RunSpanOutcome {
   switch (outcome.kind) {
     case 'success':
       return 'SUCCESS';
@@ -85,24 +119,4 @@ export function spanOutcome(outcome: TaskOutcome): RunSpanOutcome {
     case 'lost':
       return 'LOST';
   }
-}
-
-/**
- * Runs `settle` under the run span (so the workflow steps it sends are children of it), then ends
- * the span with `outcome`; without a span, just runs it.
- */
-export async function traced(
-  span: RunSpan | undefined,
-  outcome: RunSpanOutcome,
-  error: { name: string; message: string } | undefined,
-  settle: () => Promise<void>,
-): Promise<void> {
-  if (span === undefined) return settle();
-  try {
-    await span.within(settle);
-  } catch (settleError) {
-    span.fail(settleError);
-    throw settleError;
-  }
-  span.end(outcome, error);
 }

@@ -47,3 +47,18 @@ export async function untilFired(beat: WorkerProcess, count: number, entry = 'ti
 export function slotOf(id: string): number {
   return Number(id.slice(id.lastIndexOf(':') + 1));
 }
+
+/**
+ * Kills the leading scheduler `leader` with SIGKILL; resolves once `standby` has taken the lease
+ * over and fired a slot of `tick` due well after the dead leader's lease (`leaseMs`) lapsed.
+ */
+export async function killLeader(leader: WorkerProcess, standby: WorkerProcess, leaseMs: number): Promise<void> {
+  leader.signal('SIGKILL');
+  const killedAt = Date.now();
+  await leader.exited;
+  await standby.waitForLog((line) => line.msg.startsWith('Leading'), 'the take-over');
+  await standby.waitForLog(
+    (line) => line.msg === 'Fired tick' && Date.parse(String(line.slot)) > killedAt + leaseMs + 500,
+    'slots after the take-over',
+  );
+}

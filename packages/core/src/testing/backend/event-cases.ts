@@ -58,6 +58,10 @@ export function eventLack(open: OpenBackend): void {
     const { backend } = await open();
     expect(backend.events).toBeUndefined();
     const app = new CeleriacCore({ broker: 'memory://', backend });
-    await expect(app.events.recent({ limit: 1 })).rejects.toMatchObject({ code: 'CELERIAC_NO_EVENT_LOG' });
+    try {
+      await expect(app.events.recent({ limit: 1 })).rejects.toMatchObject({ code: 'CELERIAC_NO_EVENT_LOG' });
+    } finally {
+      await app.close();
+    }
   });
 }

@@ -1,7 +1,7 @@
 /** What the broker conformance cases share: the fixture contract, the opener, and envelope builders. */
 import type { Broker, BrokerSettings, Delivery } from '../../broker';
 import type { Envelope } from '../../message';
-import { withDeadline } from '../wait';
+import { settledWithin, withDeadline } from '../wait';
 
 /** One broker under test, as the implementation's factory hands it over. */
 export interface BrokerFixture {
@@ -57,6 +57,15 @@ export async function publishAndReserve(broker: Broker, message: Envelope): Prom
   expect(rest).toEqual([]);
   expect(delivery?.id).toBe(message.id);
   return delivery as Delivery;
+}
+
+/** Checks that a wait on {@link QUEUE} stays pending (no busy polling), then ends it. */
+export async function expectWaitPending(broker: Broker): Promise<void> {
+  const controller = new AbortController();
+  const waiting = broker.waitForWork([QUEUE], controller.signal);
+  expect(await settledWithin(waiting, 100)).toBe('pending');
+  controller.abort();
+  await waiting;
 }
 
 /** Reserves until `id` comes back, waking on the broker's own notice (never polling). */

@@ -1,6 +1,15 @@
--- Shared helpers, included at load time by `-- #include common`.
--- Queue KEYS, in every per-queue script: 1 ready, 2 delayed, 3 active, 4 messages, 5 meta, 6 seq,
--- 7 marker, 8 dead, 9 dead-info.
+-- Shared helpers, included at load time by `-- #include common`, first in every per-queue script.
+
+-- The queue's keys (see keys.ts), in the order of QUEUE_KEYS there; the loader checks that they agree.
+local ready = KEYS[1]
+local delayed = KEYS[2]
+local active = KEYS[3]
+local messages = KEYS[4]
+local meta = KEYS[5]
+local seq = KEYS[6]
+local marker = KEYS[7]
+local dead = KEYS[8]
+local deadInfo = KEYS[9]
 
 -- Lua turns numbers into strings with 14 significant digits; scores need all of theirs.
 local function num(n)
@@ -16,8 +25,8 @@ local function callInChunks(command, key, args)
 end
 
 -- Ready-set score: higher priority first, then the FIFO sequence (exact below 2^53).
-local function readyScore(priority, seq)
-  return num((255 - priority) * 17592186044416 + seq)
+local function readyScore(priority, sequence)
+  return num((255 - priority) * 17592186044416 + sequence)
 end
 
 -- Puts ids back into the ready set with their stored priorities.
@@ -25,14 +34,14 @@ local function makeReady(ids)
   if #ids == 0 then return end
   local fields = {}
   for i, id in ipairs(ids) do fields[i] = 'priority:' .. id end
-  local priorities = redis.call('HMGET', KEYS[5], unpack(fields))
-  local seq = redis.call('INCRBY', KEYS[6], #ids) - #ids
+  local priorities = redis.call('HMGET', meta, unpack(fields))
+  local first = redis.call('INCRBY', seq, #ids) - #ids
   local args = {}
   for i, id in ipairs(ids) do
-    args[#args + 1] = readyScore(tonumber(priorities[i]) or 0, seq + i)
+    args[#args + 1] = readyScore(tonumber(priorities[i]) or 0, first + i)
     args[#args + 1] = id
   end
-  callInChunks('ZADD', KEYS[1], args)
+  callInChunks('ZADD', ready, args)
 end
 
 -- Splits ARGV[first..] given as pairs of id, delivery number.
@@ -54,7 +63,7 @@ local function leaseCounts(ids, deliveries)
     fields[i] = 'lost:' .. id
     fields[n + i] = 'limits:' .. id
   end
-  local stored = redis.call('HMGET', KEYS[5], unpack(fields))
+  local stored = redis.call('HMGET', meta, unpack(fields))
   local held, limits = {}, {}
   for i = 1, n do
     held[i] = (tonumber(stored[i]) or 0) + 1 == tonumber(deliveries[i])
@@ -70,8 +79,8 @@ end
 
 -- Removes an id's message and its metadata.
 local function forget(id)
-  redis.call('HDEL', KEYS[4], id)
-  redis.call('HDEL', KEYS[5], metaFieldsOf(id))
+  redis.call('HDEL', messages, id)
+  redis.call('HDEL', meta, metaFieldsOf(id))
 end
 
 -- How much of a body over the size limit a dead letter keeps, for the operator to see what it was.
@@ -81,27 +90,27 @@ local DEAD_PREVIEW_BYTES = 1024
 -- A body over `maxBody` bytes (no worker runs it) keeps only a preview and its size, so dead letters
 -- never hold more than the limit each.
 local function bury(id, reason, now, maxBody)
-  local body = redis.call('HGET', KEYS[4], id) or ''
-  local priority = redis.call('HGET', KEYS[5], 'priority:' .. id)
+  local body = redis.call('HGET', messages, id) or ''
+  local priority = redis.call('HGET', meta, 'priority:' .. id)
   local info = { body = body, reason = reason, at = now, priority = tonumber(priority) or 0 }
   -- Its limits go with it, so a requeued dead letter is limited again.
-  local limits = redis.call('HGET', KEYS[5], 'limits:' .. id)
+  local limits = redis.call('HGET', meta, 'limits:' .. id)
   if limits then info.limits = limits end
   local limit = tonumber(maxBody)
   if limit and limit > 0 and #body > limit then
     info.body = string.sub(body, 1, DEAD_PREVIEW_BYTES)
     info.size = #body
   end
-  redis.call('ZREM', KEYS[3], id)
-  redis.call('HSET', KEYS[9], id, cjson.encode(info))
-  redis.call('ZADD', KEYS[8], num(now), id)
+  redis.call('ZREM', active, id)
+  redis.call('HSET', deadInfo, id, cjson.encode(info))
+  redis.call('ZADD', dead, num(now), id)
   forget(id)
   return info.body
 end
 
 -- Wakes one blocked worker: work is ready now.
 local function wake()
-  redis.call('ZADD', KEYS[7], 0, 'wake')
+  redis.call('ZADD', marker, 0, 'wake')
 end
 
 -- Puts ids back into the ready set and wakes a worker for them: a ready message always wakes one.
@@ -113,5 +122,5 @@ end
 
 -- Tells one blocked worker to wake at `due` (epoch ms), unless an earlier wake-up is already set.
 local function wakeAt(due)
-  redis.call('ZADD', KEYS[7], 'LT', num(due), 'due')
+  redis.call('ZADD', marker, 'LT', num(due), 'due')
 end

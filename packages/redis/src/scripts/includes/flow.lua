@@ -3,14 +3,14 @@
 -- meta field `limits:<id>` ({ task, rate?: { limit, per, burst, key }, concurrency?: { limit, key } });
 -- the meta field `limited` marks a queue that ever had such a message, so reserve in the others
 -- reads no limits; scripts that end a lease read `limits:<id>` with the delivery check (leaseCounts).
--- Keys of a scope share the queue's hash tag (KEYS[1] is `<prefix>:{<prefix>:<queue>}:ready`):
+-- Keys of a scope share the queue's hash tag (`ready` is `<prefix>:{<prefix>:<queue>}:ready`):
 --   slots:<scope>   SET    ids holding a slot (each under a lease)
 --   waiting:<scope> LIST   ids held for a slot, oldest first (a removed id is skipped when popped)
 --   rate:<scope>    STRING the GCRA theoretical arrival time (epoch ms), expiring once it has passed
 --   unique:<key>    STRING the id of the unique task holding the key (with the lock's ttl)
 --   debounce:<key>  STRING the id of the task waiting out the key's debounce window
 
-local QUEUE_BASE = string.sub(KEYS[1], 1, -7)
+local QUEUE_BASE = string.sub(ready, 1, -7)
 -- The delayed score of a task held for a slot: a release wakes it, never the clock (2^52 ms).
 local HELD = 4503599627370496
 
@@ -21,10 +21,10 @@ end
 -- Books the next start of a rate scope (GCRA); returns when it may start. A held task keeps its
 -- booking (`booked:<id>`), so it starts when it comes due without being counted twice.
 local function takeToken(id, limits, now)
-  if redis.call('HDEL', KEYS[5], 'booked:' .. id) == 1 then return now end
+  if redis.call('HDEL', meta, 'booked:' .. id) == 1 then return now end
   local rate = limits.rate
   local limit, per, burst = rate.limit, rate.per, rate.burst
-  local setting = redis.call('HGET', KEYS[5], 'rate-limit:' .. limits.task)
+  local setting = redis.call('HGET', meta, 'rate-limit:' .. limits.task)
   if setting then
     local changed = cjson.decode(setting)
     limit, per, burst = changed.limit, changed.per, changed.burst
@@ -34,7 +34,7 @@ local function takeToken(id, limits, now)
   local arrival = math.max(tonumber(redis.call('GET', key)) or now, now)
   redis.call('SET', key, string.format('%.3f', arrival + interval), 'PX', math.ceil(arrival + interval - now) + 1000)
   local due = math.ceil(arrival - (burst - 1) * interval)
-  if due > now then redis.call('HSET', KEYS[5], 'booked:' .. id, 1) end
+  if due > now then redis.call('HSET', meta, 'booked:' .. id, 1) end
   return due
 end
 
@@ -67,8 +67,8 @@ local function uniqueHolder(unique, seen)
   -- A throttle's window holds whatever became of its task.
   if unique['while'] == 'window' then return holder end
   if unique['while'] == 'running' then
-    if redis.call('ZSCORE', KEYS[3], holder) then return holder end
-  elseif seen[holder] or redis.call('HEXISTS', KEYS[4], holder) == 1 then
+    if redis.call('ZSCORE', active, holder) then return holder end
+  elseif seen[holder] or redis.call('HEXISTS', messages, holder) == 1 then
     return holder
   end
   return nil
@@ -93,8 +93,8 @@ end
 local function debounceHolder(debounce, fresh)
   local holder = redis.call('GET', flowKey('debounce', debounce.key))
   if not holder or fresh[holder] then return holder end
-  local due = tonumber(redis.call('ZSCORE', KEYS[2], holder))
-  if due and due < HELD and redis.call('HEXISTS', KEYS[5], 'booked:' .. holder) == 0 then return holder end
+  local due = tonumber(redis.call('ZSCORE', delayed, holder))
+  if due and due < HELD and redis.call('HEXISTS', meta, 'booked:' .. holder) == 0 then return holder end
   return nil
 end
 
@@ -119,8 +119,8 @@ local function releaseSlots(ids, stored)
       local waiting = flowKey('waiting', concurrency.key)
       local held = redis.call('LPOP', waiting)
       while held do
-        if tonumber(redis.call('ZSCORE', KEYS[2], held)) == HELD then
-          redis.call('ZREM', KEYS[2], held)
+        if tonumber(redis.call('ZSCORE', delayed, held)) == HELD then
+          redis.call('ZREM', delayed, held)
           requeueNow({ held })
           break
         end

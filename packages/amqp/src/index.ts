@@ -1,0 +1,10 @@
+/**
+ * `@celeriac/amqp`: Celeriac's messages on RabbitMQ (see docs/rabbitmq.md). The transport holds the
+ * messages only; an app pairs it with a store (Redis) for the shared state.
+ */
+export { AmqpTransport } from './amqp-transport';
+export { AMQP_CAPABILITIES, amqpCapabilities } from './capabilities';
+export { AMQP_DEFAULTS, type AmqpQueueType, type AmqpTransportOptions } from './options';
+
+/** The URL schemes of RabbitMQ. */
+export const AMQP_SCHEMES: readonly string[] = ['amqp:', 'amqps:'];

@@ -1,0 +1,11 @@
+/**
+ * @celeriac/celery: Celery protocol v2, so Celeriac and Python Celery share queues, results, events
+ * and remote control. `new Celeriac({ broker, protocol: 'celery' })` uses it; import this package
+ * directly only to build the broker and backend by hand. The broker-neutral protocol is in
+ * `src/protocol/`, kombu's Redis layout in `src/kombu-redis/`; what Celeriac's own packages share
+ * beyond this is in `@celeriac/celery/internal`.
+ */
+export { CeleryBackend, type CeleryBackendOptions } from './kombu-redis/backend';
+export { CeleryBroker, type CeleryBrokerOptions } from './kombu-redis/broker';
+export { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES } from './kombu-redis/capabilities';
+export { kwargs, type CeleryKwargs } from './protocol/kwargs';
