@@ -29,6 +29,27 @@ class Greeter {
   }
 }
 
+/** A `@task` method goes through the same check as `app.task`'s function. */
+class Notifier {
+  // @ts-expect-error a decorated method's arguments must cross to a worker too
+  @task()
+  async notify(done: () => void): Promise<void> {
+    done();
+  }
+
+  // @ts-expect-error and so must its result
+  @task()
+  async later(): Promise<() => void> {
+    return () => undefined;
+  }
+
+  @task()
+  async fine(when: Date, totals: Map<string, bigint>): Promise<{ when: Date; count: number }> {
+    return { when, count: totals.size };
+  }
+}
+void Notifier;
+
 const t = useApp();
 
 function declareTasks() {

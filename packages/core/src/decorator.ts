@@ -3,6 +3,7 @@
  * TypeScript's legacy decorators, in a WeakMap for standard decorators); `app.register(instance)`
  * turns the decorated methods of an instance into task handles.
  */
+import type { CrossingCheck } from './crossable';
 import { CeleriacError } from './errors';
 import type { TaskOptions } from './options';
 import type { TaskFunction, TaskHandle } from './task';
@@ -47,10 +48,17 @@ export function task(options: TaskDecoratorOptions = {}) {
   } as MethodDecoratorLike;
 }
 
-/** The decorator's type, usable in both decorator modes. */
+/**
+ * The decorator's type, usable in both decorator modes. The method's type goes through the same
+ * check as `app.task`'s function: a method whose arguments or result cannot cross does not compile.
+ */
 type MethodDecoratorLike = {
-  (target: object, property: string | symbol, descriptor?: PropertyDescriptor): void;
-  (method: (...args: never[]) => unknown, context: { kind: 'method'; name: string | symbol }): void;
+  <F extends TaskFunction>(
+    target: object,
+    property: string | symbol,
+    descriptor: TypedPropertyDescriptor<F & CrossingCheck<F>>,
+  ): void;
+  <F extends TaskFunction>(method: F & CrossingCheck<F>, context: { kind: 'method'; name: string | symbol }): void;
 };
 
 /** A decorated method found on an instance. */

@@ -2,7 +2,9 @@
  * The task list folds events into one summary per task: the latest event decides the state even
  * when events are read out of order, a resend starts a new run, and the oldest go past maxTasks.
  */
-import type { StoredEvent } from '@celeriac/core';
+import { Codec, type StoredEvent } from '@celeriac/core';
+import { eventPayloadOf } from '@celeriac/core/internal';
+import { payloadText } from '../src/internal/preview';
 import { TaskIndex } from '../src/internal/task-index';
 
 let sequence = 0;
@@ -41,6 +43,17 @@ describe('TaskIndex', () => {
     expect(index.query({ queue: 'reports' }).map((task) => task.id)).toEqual(['b']);
     expect(index.query({ text: 'C' }).map((task) => task.id)).toEqual(['c']);
     expect(index.query({ from: 3 }).map((task) => task.id)).toEqual(['c']);
+  });
+
+  it("searches the arguments as the page shows them, from the app's codec, not their wire form", () => {
+    const codec = new Codec();
+    const index = new TaskIndex(10, (payload) => payloadText(codec, payload));
+    const args = (value: unknown[]) => eventPayloadOf(codec, value, 1_000);
+    index.add(event({ type: 'task-sent', taskId: 'sum', timestamp: 1, args: args([2, 3]) }));
+    index.add(event({ type: 'task-sent', taskId: 'big', timestamp: 2, args: args([new Map([['k', 12n]])]) }));
+    expect(index.query({ text: '2, 3' }).map((task) => task.id)).toEqual(['sum']);
+    expect(index.query({ text: "'k' => 12n" }).map((task) => task.id)).toEqual(['big']);
+    expect(index.query({ text: '"json"' })).toEqual([]);
   });
 
   it('knows the children of a task from the parent their task-sent names', () => {

@@ -6,6 +6,7 @@
 import { createDashboard, type DashboardApp, type DashboardOptions } from '@celeriac/dashboard';
 import { metricsHandler } from '@celeriac/worker';
 import { Command, InvalidArgumentError } from 'commander';
+import { onStopSignals } from './lifecycle';
 import { loadAppOrExit } from './load';
 import { createLogger } from './logger';
 import { duration, repeated, tcpPort } from './parse';
@@ -74,10 +75,20 @@ export function dashboardCommand(): Command {
           ...(flags.allowedHost !== undefined ? { allowedHosts: flags.allowedHost } : {}),
         };
         const dashboard = createDashboard(app, options);
-        // Listened for before the address is logged: a signal sent as soon as that line is read stops it cleanly.
+        // Listened for before the address is logged: a signal sent as soon as that line is read stops it
+        // cleanly. As worker and beat: under npm, npm's exit counts as SIGTERM; a second signal exits now.
         const stopped = new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
+          onStopSignals(
+            logger,
+            (signal) => {
+              logger.info({ signal }, `Received ${signal}: closing the dashboard`);
+              resolve();
+            },
+            (signal) => {
+              logger.warn({ signal }, `Received ${signal} again: exiting now`);
+              process.exit(0);
+            },
+          );
         });
         const { url } = await dashboard.listen({ port: flags.port, host: flags.host, insecure: flags.insecure });
         logger.info(

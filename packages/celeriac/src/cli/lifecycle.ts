@@ -1,4 +1,4 @@
-/** What the long-running commands (`worker`, `beat`) share: waiting for the broker, stop signals, exit. */
+/** What the long-running commands (`worker`, `beat`, `dashboard`) share: waiting for the broker, stop signals, exit. */
 import type { Logger } from 'pino';
 import { redact } from './redact';
 

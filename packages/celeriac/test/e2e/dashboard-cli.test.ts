@@ -5,12 +5,15 @@
  */
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { readLiveMessages } from '@celeriac/test-support';
+import { createInterface } from 'node:readline';
+import { alive, gone, readLiveMessages } from '@celeriac/test-support';
 import { runCli } from './support/beat-cli';
 import { parseSamples, sampleValue } from './support/prometheus-text';
 import { useE2e } from './support/worker-process';
 
 const APP = join(__dirname, 'fixtures/dashboard-app.js');
+/** Nothing listens on port 1: every read of the live feed waits for a broker that never comes. */
+const UNREACHABLE = 'redis://127.0.0.1:1/0';
 
 describe('celeriac dashboard', () => {
   const e2e = useE2e('e2e-dashboard-cli');
@@ -43,13 +46,39 @@ describe('celeriac dashboard', () => {
     await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
   });
 
-  it('stops on SIGTERM with exit code 0 while its Redis does not answer', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stops on %s with exit code 0 while its Redis does not answer',
+    async (signal) => {
+      const { workers } = e2e();
+      const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0'], { REDIS_URL: UNREACHABLE });
+      await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address');
+      dashboard.signal(signal);
+      await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+    },
+  );
+
+  it('under npx with its Redis down, stops once npx is stopped (npm does not pass SIGTERM on)', async () => {
     const { workers } = e2e();
-    // Nothing listens on port 1: every read of the live feed waits for a broker that never comes.
-    const dashboard = workers.spawn('dashboard', ['-A', APP, '--port', '0'], { REDIS_URL: 'redis://127.0.0.1:1/0' });
-    await dashboard.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address');
-    dashboard.signal('SIGTERM');
-    await expect(dashboard.exited).resolves.toEqual({ code: 0, signal: null });
+    const npx = workers.spawn('dashboard', ['-A', APP, '--port', '0'], { REDIS_URL: UNREACHABLE }, 'npx');
+    // Read apart from npx.waitForLog, which gives up once npx (the child) has exited.
+    const noticed = new Promise<void>((resolveNoticed) =>
+      createInterface({ input: npx.child.stdout! }).on(
+        'line',
+        (text) => text.includes('npm, which started this process, has exited') && resolveNoticed(),
+      ),
+    );
+    const started = await npx.waitForLog((line) => line.msg.startsWith('Dashboard at '), 'its address');
+    const dashboard = started.pid as number;
+    expect(dashboard).not.toBe(npx.child.pid); // npx runs it in a process of its own (through sh)
+    npx.signal('SIGTERM');
+    await npx.exited;
+    // Without noticing, it would run on under PID 1: `gone` kills it after 15 s and this fails.
+    await Promise.race([
+      noticed,
+      gone(dashboard, 15_000).then(() => Promise.reject(new Error('the dashboard ended without noticing npm exit'))),
+    ]);
+    await gone(dashboard, 15_000);
+    expect(alive(dashboard)).toBe(false);
   });
 
   it("counts the tasks a worker ran in /metrics, from the app's event log", async () => {

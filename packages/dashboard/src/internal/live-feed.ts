@@ -17,8 +17,10 @@ import {
   type StoredEvent,
   type WorkerInfo,
 } from '@celeriac/core';
+import { runtimeOf } from '@celeriac/core/internal';
 import type { ResolvedDashboardOptions } from '../options';
 import { History } from './history';
+import { payloadText } from './preview';
 import { TaskIndex } from './task-index';
 import { WorkerTracker, type WorkerView } from './workers';
 
@@ -66,7 +68,7 @@ export class LiveFeed {
     private readonly app: CeleriacCore,
     private readonly options: ResolvedDashboardOptions,
   ) {
-    this.tasks = new TaskIndex(options.maxTasks);
+    this.tasks = new TaskIndex(options.maxTasks, (payload) => payloadText(runtimeOf(app).codec, payload));
   }
 
   /** Starts reading (once). */

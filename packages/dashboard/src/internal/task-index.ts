@@ -62,7 +62,17 @@ export class TaskIndex {
   /** How the kept tasks hang together in workflows. */
   readonly links = new WorkflowLinks();
 
-  constructor(private readonly maxTasks: number) {}
+  /** The readable text of each task's arguments, made on the first search that reads it. */
+  private readonly argsText = new WeakMap<TaskSummary, { payload: string; text: string }>();
+
+  /**
+   * @param readable - the arguments as the page shows them (as the user passed them), from their
+   *   payload in the events: what the text search matches, never the codec's wire form.
+   */
+  constructor(
+    private readonly maxTasks: number,
+    private readonly readable: (payload: string) => string = (payload) => payload,
+  ) {}
 
   /** Folds one event in; worker events are ignored. */
   add(event: StoredEvent): void {
@@ -112,12 +122,21 @@ export class TaskIndex {
       if (query.to !== undefined && task.updated > query.to) continue;
       if (
         text !== undefined &&
-        ![task.id, task.name ?? '', task.args ?? ''].some((f) => f.toLowerCase().includes(text))
+        ![task.id, task.name ?? '', this.readableArgs(task)].some((f) => f.toLowerCase().includes(text))
       )
         continue;
       found.push(task);
     }
     return found;
+  }
+
+  private readableArgs(task: TaskSummary): string {
+    if (task.args === undefined) return '';
+    const known = this.argsText.get(task);
+    if (known?.payload === task.args) return known.text;
+    const text = this.readable(task.args);
+    this.argsText.set(task, { payload: task.args, text });
+    return text;
   }
 
   private apply(task: TaskSummary, event: TaskEvent & { eventId: string }): void {
