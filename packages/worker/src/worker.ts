@@ -249,6 +249,7 @@ export class Worker implements Closeable {
         concurrencyMin: () => this.autoscale?.bounds.min ?? this.concurrency,
         concurrencyMax: () => this.autoscale?.bounds.max ?? this.concurrency,
         held: () => this.slots.held.size,
+        reserved: () => this.slots.held.size - this.slots.busy(),
         queues: () => this.queues,
         isTask: (name) => this.app.registry.get(name) !== undefined,
         broker: this.broker,

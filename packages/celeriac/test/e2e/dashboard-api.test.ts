@@ -1,10 +1,11 @@
 /**
  * The dashboard's actions on Redis, through its API as the page sends them: dead letters requeued
  * and discarded, a waiting task revoked, beat entries added at run time and removed (with a 400
- * that names what is wrong in a bad entry).
+ * that names what is wrong in a bad entry); and a task's page showing its arguments and result as
+ * the user passed them.
  */
-import { createDashboard, type Celeriac, type Dashboard } from 'celeriac';
-import { RedisFixture } from '@celeriac/test-support';
+import { createDashboard, type AsyncResult, type Celeriac, type Dashboard, type StoredEvent } from 'celeriac';
+import { readLiveMessages, RedisFixture } from '@celeriac/test-support';
 
 describe('the dashboard API on Redis', () => {
   let fixture: RedisFixture;
@@ -15,7 +16,8 @@ describe('the dashboard API on Redis', () => {
 
   beforeEach(async () => {
     fixture = new RedisFixture('e2e-dashboard-api');
-    app = fixture.app({ events: true });
+    // Payloads on: the task page shows arguments from the events.
+    app = fixture.app({ events: { payloads: true } });
     // Beat entries added through the dashboard must name a task its app registers.
     app.task('demo.add', (a: number, b: number) => a + b);
     dashboard = createDashboard(app, { sampleEvery: 60_000 });
@@ -70,6 +72,44 @@ describe('the dashboard API on Redis', () => {
     });
     await expect(app.broker.listDead('default')).resolves.toEqual([]);
     await expect(app.queues.list()).resolves.toEqual([expect.objectContaining({ name: 'default', ready: 1 })]);
+  });
+
+  it("shows a task's arguments and result as the user passed them, never in the codec's wire form", async () => {
+    // The worker's own app, as in another process: the arguments come from the sender's event, the
+    // result from the worker's record.
+    const workerApp = fixture.app({ events: { payloads: true } });
+    workerApp.task('demo.total', (counts: Map<string, bigint>, extra: bigint, at: Date) => ({
+      total: (counts.get('k') ?? 0n) + extra,
+      at,
+    }));
+    await workerApp.worker({ concurrency: 1 }).start();
+    const at = new Date('2024-05-06T07:08:09.000Z');
+    let sent: AsyncResult<unknown> | undefined;
+    let id = '';
+    // Sent once the live feed is open; read until the feed has both the sender's and the worker's event.
+    await readLiveMessages(new URL('api/live', url).href, ({ name }, messages) => {
+      if (sent === undefined) {
+        sent = app.sendTask('demo.total', [new Map([['k', 12n]]), 5n, at]);
+        id = sent.id;
+      }
+      const seen = new Set(
+        messages.flatMap((message) =>
+          message.name === 'events'
+            ? (message.data as { events: StoredEvent[] }).events
+                .filter((event) => 'taskId' in event && event.taskId === id)
+                .map((event) => event.type)
+            : [],
+        ),
+      );
+      return name === 'events' && seen.has('task-sent') && seen.has('task-succeeded');
+    });
+    // Its result is stored too (the page reads it from the result backend).
+    await expect(sent).resolves.toEqual({ total: 17n, at });
+    const page = (await get(`api/tasks/${id}`)) as { args: string; record: { state: string; result: string } };
+    expect(page.args).toBe("[ Map(1) { 'k' => 12n }, 5n, 2024-05-06T07:08:09.000Z ]");
+    expect(page.record).toMatchObject({ state: 'SUCCESS', result: '{ total: 17n, at: 2024-05-06T07:08:09.000Z }' });
+    // superjson's wire form names its parts "json" and "meta": neither shows.
+    expect([page.args, page.record.result].join('\n')).not.toMatch(/"json"|"meta"/);
   });
 
   it('revokes a waiting task', async () => {

@@ -115,6 +115,12 @@ function registerAppGauges(prom: Prom, registry: Registry, app: CeleriacCore): v
     ],
     ['workers_busy_slots', 'Tasks running now on the workers online (busy slots)', (w) => w.busy ?? 0],
     ['workers_held_tasks', 'Tasks the workers online hold (running or prefetched)', (w) => w.active],
+    // A worker's record without `busy` cannot tell them apart: none counted reserved.
+    [
+      'workers_reserved_tasks',
+      'Tasks the workers online hold but do not run (prefetched, waiting for a slot)',
+      (w) => (w.busy === undefined ? 0 : w.active - w.busy),
+    ],
   ] as const satisfies ReadonlyArray<readonly [string, string, (worker: WorkerInfoLike) => number]>) {
     const gauge: Gauge = new prom.Gauge({
       name: `${METRIC_PREFIX}${name}`,

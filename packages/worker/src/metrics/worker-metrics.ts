@@ -25,6 +25,8 @@ export interface WorkerGaugeSource {
   concurrencyMax: () => number;
   /** Tasks it holds (running, prefetched, or waiting for their dependencies). */
   held: () => number;
+  /** Of those, the tasks not running: held for a slot, as `inspect reserved` lists them. */
+  reserved: () => number;
   /** The queues it consumes now. */
   queues: () => readonly string[];
   /** Whether a task name is registered (others are counted as `(unregistered)`). */
@@ -55,6 +57,11 @@ export function createWorkerMetrics(prom: Prom, registry: Registry, source: Work
     ],
     ['worker_concurrency_max', 'The most slots autoscale grows to (the concurrency without it)', source.concurrencyMax],
     ['worker_held_tasks', 'Tasks the worker holds: running, prefetched or waiting for dependencies', source.held],
+    [
+      'worker_reserved_tasks',
+      'Tasks the worker holds but does not run: prefetched, queued in a pool child or waiting for dependencies',
+      source.reserved,
+    ],
   ] as const) {
     const gauge: Gauge = new prom.Gauge({
       name: `${METRIC_PREFIX}${name}`,
