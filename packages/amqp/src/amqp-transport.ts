@@ -9,7 +9,7 @@
  *   channel closed: RabbitMQ requeues ────────────┘                        ▼
  *   (requeueLost, a lapsed lease: a copy counting the lost delivery, then ack)
  */
-import type { Channel } from 'amqplib';
+import type { Channel, Message } from 'amqplib';
 import type {
   BrokerCapabilities,
   BrokerSettings,
@@ -32,11 +32,12 @@ import { LeaseRenewal } from './lease-renewal';
 import { Leases } from './leases';
 import { delayExchange, type QueueNames } from './names';
 import { AMQP_DEFAULTS, type AmqpTransportOptions } from './options';
-import { Publisher, type OutgoingMessage } from './publisher';
+import { Publisher, wireParts, type OutgoingMessage } from './publisher';
 import { QueueConsumer } from './queue-consumer';
 import { QueueRegistry } from './queue-registry';
 import { ackReceived, ETA_HEADER, LOST_HEADER, readReceived, type Received } from './received';
 import { Topology } from './topology';
+import { CELERIAC_WIRE, type AmqpWire } from './wire';
 import { redactUrl } from '@celeriac/core/internal';
 
 /** What a message to send is made of (an envelope, or a leased message sent again). */
@@ -48,6 +49,8 @@ interface Outgoing {
   readonly body: string;
   /** Deliveries it lost so far (a copy sent again for a lost delivery). */
   readonly lost?: number;
+  /** The message it was read from, when it is sent again (the wire keeps what only it carries). */
+  readonly previous?: Message;
 }
 
 /** The RabbitMQ message transport. */
@@ -69,21 +72,25 @@ export class AmqpTransport implements MessageTransport {
   private closed = false;
   private readonly options: AmqpTransportOptions &
     Required<Pick<AmqpTransportOptions, 'queueType' | 'delayLead' | 'consumerTimeout'>>;
+  private readonly wire: AmqpWire;
 
   /**
    * `urls`: one `amqp://` or `amqps://` URL, or the URLs of a cluster's nodes (tried in turn);
-   * `where`: how errors name the broker (without its password).
+   * `where`: how errors name the broker (without its password); `wire`: the message format and
+   * queue names (Celeriac's own unless another is given: `@celeriac/celery` gives Celery's).
    */
   constructor(
     urls: string | readonly string[],
     private readonly settings: BrokerSettings,
-    options: AmqpTransportOptions & { where?: string } = {},
+    options: AmqpTransportOptions & { where?: string; wire?: AmqpWire } = {},
   ) {
     this.options = { ...AMQP_DEFAULTS, ...options };
+    this.wire = options.wire ?? CELERIAC_WIRE;
     const list = typeof urls === 'string' ? [urls] : urls;
     this.connection = new AmqpConnection(list, options.where ?? list.map(redactUrl).join(', '));
-    this.capabilities = amqpCapabilities(this.options.queueType, this.options.maxPriority);
-    this.topology = new Topology(this.connection, settings.prefix, this.options);
+    const capabilities = amqpCapabilities(this.options.queueType, this.options.maxPriority);
+    this.capabilities = this.wire.transport ? { ...capabilities, transport: this.wire.transport } : capabilities;
+    this.topology = new Topology(this.connection, settings.prefix, this.options, this.wire);
     this.publisher = new Publisher(this.connection);
     this.registry = new QueueRegistry(this.connection, this.publisher, settings.prefix, this.options.queueType);
     this.renewal = new LeaseRenewal(
@@ -98,6 +105,7 @@ export class AmqpTransport implements MessageTransport {
       },
       this.options.queueType,
       this.options.consumerTimeout,
+      this.wire,
     );
   }
 
@@ -164,7 +172,8 @@ export class AmqpTransport implements MessageTransport {
     if (!lease) return;
     const { id, queue, body } = lease.received.delivery;
     const eta = options.delay ? Date.now() + options.delay : undefined;
-    await this.send([{ id, queue, priority: lease.received.priority, eta, body: options.body ?? body }]);
+    const { priority, message: previous } = lease.received;
+    await this.send([{ id, queue, priority, eta, body: options.body ?? body, previous }]);
     this.release(delivery);
   }
 
@@ -208,17 +217,24 @@ export class AmqpTransport implements MessageTransport {
   async listDead(queue: string, options: { offset?: number; limit?: number } = {}): Promise<DeadLetter[]> {
     const names = await this.names(queue);
     const offset = options.offset ?? 0;
-    const letters = await withDeadLetters(this.connection, names, async (all) => all.map((read) => read.letter));
+    const letters = await withDeadLetters(this.connection, names, this.wire, async (all) =>
+      all.map((read) => read.letter),
+    );
     return letters.slice(offset, offset + (options.limit ?? letters.length));
   }
 
   async requeueDead(queue: string, ids?: readonly string[]): Promise<number> {
     if (ids?.length === 0) return 0;
     const names = await this.names(queue);
-    return withDeadLetters(this.connection, names, async (letters) => {
+    return withDeadLetters(this.connection, names, this.wire, async (letters) => {
       const chosen = letters.filter((read) => ids === undefined || ids.includes(read.letter.id));
       await this.send(
-        chosen.map(({ letter, received }) => ({ ...letter, priority: received.priority, eta: undefined })),
+        chosen.map(({ letter, received }) => ({
+          ...letter,
+          priority: received.priority,
+          eta: undefined,
+          previous: received.message,
+        })),
       );
       for (const read of chosen) ackReceived(read.received);
       return chosen.length;
@@ -228,7 +244,7 @@ export class AmqpTransport implements MessageTransport {
   async discardDead(queue: string, ids?: readonly string[]): Promise<number> {
     if (ids?.length === 0) return 0;
     const names = await this.names(queue);
-    return withDeadLetters(this.connection, names, async (letters) => {
+    return withDeadLetters(this.connection, names, this.wire, async (letters) => {
       const chosen = letters.filter((read) => ids === undefined || ids.includes(read.letter.id));
       for (const read of chosen) ackReceived(read.received);
       return chosen.length;
@@ -277,7 +293,7 @@ export class AmqpTransport implements MessageTransport {
     const channel = await model.createChannel();
     channel.on('error', () => undefined);
     try {
-      for (const name of consumer.names.delays) taken.push(...(await drain(channel, name, queue)));
+      for (const name of consumer.names.delays) taken.push(...(await drain(channel, name, queue, this.wire)));
       for (const received of taken) ackReceived(received);
     } finally {
       await channel.close().catch(() => undefined);
@@ -329,7 +345,7 @@ export class AmqpTransport implements MessageTransport {
     const names = await this.names(queue);
     let consumer = this.consumers.get(queue);
     if (!consumer) {
-      consumer = new QueueConsumer(this.connection, names, (closed) => this.changed(closed));
+      consumer = new QueueConsumer(this.connection, names, (closed) => this.changed(closed), this.wire);
       this.consumers.set(queue, consumer);
     }
     return consumer;
@@ -364,16 +380,16 @@ export class AmqpTransport implements MessageTransport {
   }
 
   private outgoing(message: Outgoing, names: QueueNames, held: number): OutgoingMessage {
-    const { id, queue, priority, eta, body, lost } = message;
-    const headers: Record<string, string | number> = {};
-    if (eta !== undefined && eta > Date.now()) headers[ETA_HEADER] = eta;
-    if (lost) headers[LOST_HEADER] = lost;
+    const { id, queue, priority, eta, body, lost, previous } = message;
+    const extraHeaders: Record<string, string | number> = {};
+    if (eta !== undefined && eta > Date.now()) extraHeaders[ETA_HEADER] = eta;
+    if (lost) extraHeaders[LOST_HEADER] = lost;
     const base = {
       id,
       queue,
-      body: Buffer.from(body, 'utf8'),
+      ...wireParts(this.wire.encode(body, previous)),
       priority: priority === 0 ? undefined : Math.min(255, Math.max(0, priority)),
-      headers,
+      extraHeaders,
     };
     if (held === 0) return { ...base, exchange: '', routingKey: names.ready };
     return {
@@ -390,10 +406,15 @@ export class AmqpTransport implements MessageTransport {
    */
   private async admit(consumer: QueueConsumer, received: Received): Promise<boolean> {
     const { eta, delivery } = received;
+    if (received.unreadable !== undefined) {
+      this.leases.add(received, Date.now() + this.settings.visibilityTimeout);
+      await this.bury(received, received.unreadable);
+      return false;
+    }
     const now = Date.now();
     if (eta !== undefined && eta > now) {
       if (eta - now > 4 * this.options.delayLead) {
-        await this.send([{ ...delivery, priority: received.priority, eta }]);
+        await this.send([{ ...delivery, priority: received.priority, eta, previous: received.message }]);
         ackReceived(received);
       } else this.early.hold(consumer.names.queue, received);
       return false;
@@ -403,6 +424,7 @@ export class AmqpTransport implements MessageTransport {
       await this.bury(received, `delivered ${delivery.deliveries} times, past maxDeliveries: its workers were lost`);
       return false;
     }
+    this.wire.leased?.(received.message);
     return true;
   }
 
@@ -413,7 +435,7 @@ export class AmqpTransport implements MessageTransport {
     if (exact && delivery.deliveries >= this.settings.maxDeliveries) return this.bury(received, reason);
     // A confirmed copy that counts the lost delivery, then the ack: unlike a nack, the copy is in the
     // queue (and counted by `stats`) once this returns, and classic queues count it too.
-    await this.send([{ ...delivery, priority, lost: delivery.deliveries }]);
+    await this.send([{ ...delivery, priority, lost: delivery.deliveries, previous: received.message }]);
     this.release(delivery);
     return undefined;
   }
@@ -427,10 +449,10 @@ export class AmqpTransport implements MessageTransport {
       {
         id,
         queue,
-        body: received.message.content,
+        ...wireParts(this.wire.copy(received.message)),
         exchange: '',
         routingKey: names.dead,
-        headers: deadHeaders(reason, at),
+        extraHeaders: deadHeaders(reason, at),
       },
     ]);
     this.release(received.delivery);
@@ -451,7 +473,13 @@ export class AmqpTransport implements MessageTransport {
   /** Sends prefetched messages back to their queue as copies (keeping their count), then acks them. */
   private async returnToQueue(received: readonly Received[]): Promise<void> {
     await this.send(
-      received.map(({ delivery, priority, eta }) => ({ ...delivery, priority, eta, lost: delivery.deliveries - 1 })),
+      received.map(({ delivery, priority, eta, message }) => ({
+        ...delivery,
+        priority,
+        eta,
+        lost: delivery.deliveries - 1,
+        previous: message,
+      })),
     );
     for (const each of received) ackReceived(each);
   }
@@ -498,12 +526,12 @@ export class AmqpTransport implements MessageTransport {
 }
 
 /** Takes every message of `name` with basic.get on `channel`. */
-async function drain(channel: Channel, name: string, queue: string): Promise<Received[]> {
+async function drain(channel: Channel, name: string, queue: string, wire: AmqpWire): Promise<Received[]> {
   const taken: Received[] = [];
   for (;;) {
     const message = await channel.get(name, { noAck: false });
     if (message === false) return taken;
-    taken.push(readReceived(channel, message, queue));
+    taken.push(readReceived(channel, message, queue, wire));
   }
 }
 

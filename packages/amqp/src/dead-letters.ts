@@ -10,6 +10,7 @@ import type { DeadLetter } from '@celeriac/core';
 import type { AmqpConnection } from './connection';
 import type { QueueNames } from './names';
 import { DEAD_AT_HEADER, readReceived, REASON_HEADER, type Received } from './received';
+import type { AmqpWire } from './wire';
 
 /** Most dead letters one call reads. */
 const READ_LIMIT = 100_000;
@@ -24,6 +25,7 @@ export interface ReadDead {
 export async function withDeadLetters<T>(
   connection: AmqpConnection,
   names: QueueNames,
+  wire: AmqpWire,
   use: (letters: ReadDead[], channel: Channel) => Promise<T>,
 ): Promise<T> {
   const model = await connection.open();
@@ -34,7 +36,7 @@ export async function withDeadLetters<T>(
     while (letters.length < READ_LIMIT) {
       const message = await channel.get(names.dead, { noAck: false });
       if (message === false) break;
-      const received = readReceived(channel, message, names.queue);
+      const received = readReceived(channel, message, names.queue, wire);
       letters.push({ letter: deadLetterOf(received), received });
     }
     return await use(letters, channel);

@@ -21,6 +21,8 @@ import type { QueueNames } from './names';
 import type { AmqpQueueType } from './options';
 import type { Publisher } from './publisher';
 import { ackReceived, LOST_HEADER, readReceived, type Received } from './received';
+import { wireParts } from './publisher';
+import type { AmqpWire } from './wire';
 import { declareQueue } from './topology';
 
 /** Header naming the renewal a parked copy answers. */
@@ -74,6 +76,7 @@ export class LeaseRenewal {
     private readonly host: RenewalHost,
     private readonly queueType: AmqpQueueType,
     consumerTimeout: number,
+    private readonly wire: AmqpWire,
   ) {
     this.renewAfter = consumerTimeout / 2;
     this.slot = new ChannelSlot(connection, 'plain');
@@ -122,10 +125,10 @@ export class LeaseRenewal {
           queue: delivery.queue,
           exchange: '',
           routingKey: parked,
-          body: message.content,
+          ...wireParts(this.wire.copy(message)),
           priority: priority === 0 ? undefined : priority,
           // Should it go to the ready queue (this process died), it counts the delivery it lost.
-          headers: { [RENEWAL_HEADER]: token, [LOST_HEADER]: delivery.deliveries },
+          extraHeaders: { [RENEWAL_HEADER]: token, [LOST_HEADER]: delivery.deliveries },
         },
       ]);
       const copy = await Promise.race([arrived, late]);
@@ -173,7 +176,7 @@ export class LeaseRenewal {
 
   private arrive(channel: Channel, message: Message, queue: string): void {
     const token: unknown = message.properties.headers?.[RENEWAL_HEADER];
-    const copy = readReceived(channel, message, queue);
+    const copy = readReceived(channel, message, queue, this.wire);
     const expected = typeof token === 'string' ? this.expected.get(token) : undefined;
     // A copy no renewal waits for came too late: its lease goes on with the message it held.
     if (expected) expected(copy);

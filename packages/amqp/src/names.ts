@@ -19,9 +19,8 @@ export interface QueueNames {
   readonly delays: readonly string[];
 }
 
-/** The names of `queue` under `prefix`. */
-export function queueNames(prefix: string, queue: string): QueueNames {
-  const ready = `${prefix}.${queue}`;
+/** The names of `queue` under `prefix`; `ready` is the queue its workers consume (the wire names it). */
+export function queueNames(prefix: string, queue: string, ready = `${prefix}.${queue}`): QueueNames {
   return {
     queue,
     ready,

@@ -9,6 +9,7 @@ import { CeleriacError } from '@celeriac/core';
 import { publishRefused } from './amqp-errors';
 import { ChannelSlot } from './channel-slot';
 import type { AmqpConnection } from './connection';
+import type { WireMessage } from './wire';
 
 /** What Celeriac sends with a message, beside its body. */
 export interface OutgoingMessage {
@@ -19,8 +20,31 @@ export interface OutgoingMessage {
   readonly routingKey: string;
   readonly body: Buffer;
   readonly priority?: number | undefined;
-  /** Headers, built afresh (never copied from a delivery: its `x-death` would have RabbitMQ drop it). */
-  readonly headers: Record<string, string | number>;
+  /**
+   * The wire's headers and the transport's (`extraHeaders`), built afresh: never copied from a
+   * delivery, whose `x-death` would have RabbitMQ drop it.
+   */
+  readonly headers?: Readonly<Record<string, unknown>>;
+  readonly extraHeaders?: Readonly<Record<string, string | number>>;
+  /** @defaultValue `'application/json'` */
+  readonly contentType?: string | undefined;
+  readonly contentEncoding?: string | undefined;
+  readonly correlationId?: string | undefined;
+  readonly replyTo?: string | undefined;
+}
+
+/** The parts of an {@link OutgoingMessage} a wire message gives. */
+export function wireParts(
+  wire: WireMessage,
+): Pick<OutgoingMessage, 'body' | 'headers' | 'contentType' | 'contentEncoding' | 'correlationId' | 'replyTo'> {
+  return {
+    body: wire.content,
+    headers: wire.headers,
+    contentType: wire.contentType,
+    contentEncoding: wire.contentEncoding,
+    correlationId: wire.correlationId,
+    replyTo: wire.replyTo,
+  };
 }
 
 /** How long a publish keeps trying through a lost connection before it gives up. */
@@ -82,8 +106,11 @@ export class Publisher {
         persistent: true,
         mandatory: true,
         messageId: message.id,
-        contentType: 'application/json',
-        headers: message.headers,
+        contentType: message.contentType ?? 'application/json',
+        headers: { ...message.headers, ...message.extraHeaders },
+        ...(message.contentEncoding === undefined ? {} : { contentEncoding: message.contentEncoding }),
+        ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
+        ...(message.replyTo === undefined ? {} : { replyTo: message.replyTo }),
         ...(message.priority === undefined ? {} : { priority: message.priority }),
       };
       const confirmed = (error: unknown) => {

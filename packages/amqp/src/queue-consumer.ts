@@ -10,6 +10,7 @@ import { ChannelSlot } from './channel-slot';
 import type { AmqpConnection } from './connection';
 import type { QueueNames } from './names';
 import { readReceived, type Received } from './received';
+import type { AmqpWire } from './wire';
 
 /** A queue's channel, consumer and buffer of delivered messages. */
 export class QueueConsumer {
@@ -25,6 +26,7 @@ export class QueueConsumer {
     readonly names: QueueNames,
     /** Told when a message arrived, or with the channel that closed (a waiter should look again). */
     private readonly changed: (closed?: Channel) => void,
+    private readonly wire: AmqpWire,
   ) {
     this.slot = new ChannelSlot(connection, 'plain');
     this.slot.onClose((channel) => this.dropped(channel));
@@ -58,7 +60,7 @@ export class QueueConsumer {
     while (taken.length < count) {
       const message = await channel.get(this.names.ready, { noAck: false });
       if (message === false) break;
-      taken.push(readReceived(channel, message, this.names.queue));
+      taken.push(readReceived(channel, message, this.names.queue, this.wire));
     }
     return taken;
   }
@@ -94,7 +96,7 @@ export class QueueConsumer {
       this.names.ready,
       (message) => {
         if (message === null) return this.dropped(channel); // cancelled by the server (queue deleted)
-        this.buffer.push(readReceived(channel, message, this.names.queue));
+        this.buffer.push(readReceived(channel, message, this.names.queue, this.wire));
         this.changed();
       },
       { noAck: false },

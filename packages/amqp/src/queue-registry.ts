@@ -67,7 +67,7 @@ export class QueueRegistry {
     await this.declare();
     const name = registryQueue(this.prefix);
     await this.publisher.publish([
-      { id: `queue:${queue}`, queue: name, exchange: '', routingKey: name, body: Buffer.from(queue), headers: {} },
+      { id: `queue:${queue}`, queue: name, exchange: '', routingKey: name, body: Buffer.from(queue) },
     ]);
   }
 

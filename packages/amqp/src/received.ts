@@ -1,6 +1,7 @@
 /** A message as it came off a RabbitMQ queue, with what Celeriac reads from its properties. */
 import type { Channel, Message } from 'amqplib';
 import type { Delivery } from '@celeriac/core';
+import type { AmqpWire, WireReading } from './wire';
 
 /** Header of the epoch ms a message is due at (absent: ready now). */
 export const ETA_HEADER = 'x-celeriac-eta';
@@ -20,14 +21,17 @@ export interface Received {
   readonly eta: number | undefined;
   /** Epoch ms this process received it: RabbitMQ's `consumer_timeout` runs from then. */
   readonly at: number;
+  /** Why the wire could not read it (it is dead-lettered, never run). */
+  readonly unreadable?: string;
 }
 
 /**
- * Reads a message off `queue`. Quorum queues count every earlier delivery that came back in
- * `x-delivery-count`; classic queues only say `redelivered`. A copy Celeriac published again for a
- * lost delivery carries the count so far in its own header.
+ * Reads a message off `queue` through `wire`. Quorum queues count every earlier delivery that came
+ * back in `x-delivery-count`; classic queues only say `redelivered`. A copy Celeriac published again
+ * for a lost delivery carries the count so far in its own header. The eta is the transport's own
+ * header when it set one (a delay it routed), else what the wire reads.
  */
-export function readReceived(channel: Channel, message: Message, queue: string): Received {
+export function readReceived(channel: Channel, message: Message, queue: string, wire: AmqpWire): Received {
   const { properties, fields } = message;
   const headers = (properties.headers ?? {}) as Record<string, unknown>;
   const returned = Number(headers['x-delivery-count'] ?? 0);
@@ -36,15 +40,27 @@ export function readReceived(channel: Channel, message: Message, queue: string):
     (Number.isFinite(lost) ? lost : 0) +
     (Number.isFinite(returned) && returned > 0 ? returned : fields.redelivered ? 1 : 0);
   const deliveries = 1 + before;
-  const eta = headers[ETA_HEADER] === undefined ? undefined : Number(headers[ETA_HEADER]);
-  const id = typeof properties.messageId === 'string' ? properties.messageId : `amqp-${fields.deliveryTag}`;
+  const own = headers[ETA_HEADER] === undefined ? undefined : Number(headers[ETA_HEADER]);
+  let reading: WireReading;
+  let unreadable: string | undefined;
+  try {
+    reading = wire.read(message, queue);
+  } catch (error) {
+    unreadable = (error as Error).message;
+    // A message from another client may name itself by correlation id only (Celery's task id).
+    const named = [properties.messageId, properties.correlationId].find((value) => typeof value === 'string');
+    const id = typeof named === 'string' ? named : `amqp-${fields.deliveryTag}`;
+    reading = { id, body: message.content.toString('utf8') };
+  }
+  const eta = own !== undefined && Number.isFinite(own) ? own : reading.eta;
   return {
     channel,
     message,
-    delivery: { id, queue, body: message.content.toString('utf8'), deliveries },
+    delivery: { id: reading.id, queue, body: reading.body, deliveries },
     priority: typeof properties.priority === 'number' ? properties.priority : 0,
-    eta: Number.isFinite(eta) ? eta : undefined,
+    eta,
     at: Date.now(),
+    ...(unreadable === undefined ? {} : { unreadable }),
   };
 }
 

@@ -11,6 +11,7 @@ import type { AmqpConnection } from './connection';
 import { deliveryPattern, levelQueuePattern, passOnPattern } from './delay-routing';
 import { DELAY_LEVELS, delayExchange, deliveryExchange, queueNames, type QueueNames } from './names';
 import type { AmqpQueueType } from './options';
+import type { AmqpWire } from './wire';
 
 /** How the ready queues are declared. */
 export interface QueueShape {
@@ -52,6 +53,7 @@ export class Topology {
     connection: AmqpConnection,
     private readonly prefix: string,
     private readonly shape: QueueShape,
+    private readonly wire: AmqpWire,
   ) {
     this.slots = Array.from({ length: DECLARING_CHANNELS }, () => new ChannelSlot(connection, 'plain'));
     // A new connection may be to a node (or a broker restarted) without them: declare again.
@@ -102,7 +104,7 @@ export class Topology {
   }
 
   private async declare(queue: string): Promise<QueueNames> {
-    const names = queueNames(this.prefix, queue);
+    const names = queueNames(this.prefix, queue, this.wire.readyQueue(this.prefix, queue));
     this.exchanges ??= this.declareExchanges().catch((error: unknown) => {
       this.exchanges = undefined;
       throw error;

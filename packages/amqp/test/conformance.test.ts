@@ -4,14 +4,7 @@ import { createSplitBroker, splitCapabilities } from '@celeriac/core/internal';
 import { runBrokerConformance } from '@celeriac/core/testing';
 import { AMQP_CAPABILITIES, amqpCapabilities, AmqpTransport, type AmqpTransportOptions } from '@celeriac/amqp';
 import { REDIS_BROKER_CAPABILITIES, RedisBroker, RedisConnection } from '@celeriac/redis';
-import {
-  adminClient,
-  createTestVhost,
-  deleteKeysUnder,
-  REDIS_URL,
-  type TestVhost,
-  VHOST_TIMEOUT,
-} from '@celeriac/test-support';
+import { brokerPair, createTestVhost, REDIS_URL, type TestVhost, VHOST_TIMEOUT } from '@celeriac/test-support';
 
 let vhost: TestVhost;
 beforeAll(async () => {
@@ -34,20 +27,7 @@ const CAPABILITIES = splitCapabilities(AMQP_CAPABILITIES, REDIS_BROKER_CAPABILIT
 
 /** The suite's fixtures on queues of `options`' type. */
 function factory(options: AmqpTransportOptions = {}) {
-  return async (settings: BrokerSettings) => {
-    const broker = splitBroker(settings, options);
-    const peer = splitBroker(settings, options);
-    return {
-      broker,
-      peer,
-      cleanup: async () => {
-        await Promise.allSettled([broker.close(), peer.close()]);
-        const admin = adminClient();
-        await deleteKeysUnder(admin, settings.prefix);
-        await admin.quit();
-      },
-    };
-  };
+  return brokerPair((settings) => splitBroker(settings, options));
 }
 
 runBrokerConformance('rabbitmq', CAPABILITIES, factory());

@@ -7,7 +7,14 @@
  */
 import { CeleriacError, type Broker, type BrokerCapabilities, type BrokerSettings } from '@celeriac/core';
 import { createSplitBroker, redactUrl, splitCapabilities, transportHosts } from '@celeriac/core/internal';
-import { AMQP_SCHEMES, AmqpTransport, amqpCapabilities, type AmqpTransportOptions } from '@celeriac/amqp';
+import {
+  AMQP_SCHEMES,
+  AmqpTransport,
+  amqpCapabilities,
+  type AmqpTransportOptions,
+  type AmqpWire,
+} from '@celeriac/amqp';
+import { celeryAmqpCapabilities } from '@celeriac/celery';
 import { REDIS_BROKER_CAPABILITIES } from '@celeriac/redis';
 
 /** The query parameters the transport reads (the rest go to amqplib). */
@@ -18,18 +25,31 @@ export function isAmqpUrl(target: URL | object): boolean {
   return target instanceof URL && AMQP_SCHEMES.includes(target.protocol);
 }
 
-/** What an amqp:// app's broker can do (RabbitMQ's flags, the store's control channel and worker records). */
-export function amqpBrokerCapabilities(url: URL): BrokerCapabilities {
-  const { queueType = 'quorum', maxPriority } = transportOptions(url);
-  return splitCapabilities(amqpCapabilities(queueType, maxPriority), REDIS_BROKER_CAPABILITIES);
+/**
+ * What an amqp:// app's broker can do (RabbitMQ's flags, the store's control channel and worker
+ * records); with `celery`, for the Celery protocol, whose queues are classic unless the URL says quorum.
+ */
+export function amqpBrokerCapabilities(url: URL, celery = false): BrokerCapabilities {
+  const { queueType, maxPriority } = transportOptions(url);
+  const messages = celery
+    ? celeryAmqpCapabilities(queueType, maxPriority)
+    : amqpCapabilities(queueType ?? 'quorum', maxPriority);
+  return splitCapabilities(messages, REDIS_BROKER_CAPABILITIES);
 }
 
-/** The broker of an amqp:// URL, its shared state kept by `store` (a Redis broker on the backend). */
-export function createAmqpBroker(url: URL, settings: BrokerSettings, store: Broker): Broker {
+/**
+ * The broker of an amqp:// URL, its shared state kept by `store` (a Redis broker on the backend);
+ * `wire`: another message format than Celeriac's (the Celery protocol's, on classic queues unless
+ * the URL says quorum).
+ */
+export function createAmqpBroker(url: URL, settings: BrokerSettings, store: Broker, wire?: AmqpWire): Broker {
   const options = transportOptions(url);
   const nodes = nodeUrls(url);
   const where = nodes.map(redactUrl).join(', ');
-  return createSplitBroker(new AmqpTransport(nodes, settings, { ...options, where }), store);
+  // A message with an eta comes back to a queue Python workers share when due, not early: a
+  // Python worker runs what it takes within a few ms of its eta at once.
+  const shape = wire ? { queueType: 'classic' as const, delayLead: 0, ...options, wire } : options;
+  return createSplitBroker(new AmqpTransport(nodes, settings, { ...shape, where }), store);
 }
 
 /** The error for an amqp:// broker without a Redis backend to keep the shared state. */

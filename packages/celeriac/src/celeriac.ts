@@ -24,9 +24,10 @@ import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
 import { POSTGRES_BACKEND_CAPABILITIES, POSTGRES_BROKER_CAPABILITIES, POSTGRES_SCHEMES } from '@celeriac/postgres';
 import { AMQP_SCHEMES } from '@celeriac/amqp';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
-import { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES } from '@celeriac/celery';
+import { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES, CeleryAmqpWire } from '@celeriac/celery';
 import { REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES, type RedisClient } from '@celeriac/redis';
 import { CLUSTER_SCHEMES, isRedisClient, SENTINEL_SCHEMES } from '@celeriac/redis/internal';
+import type { FollowUpSender } from '@celeriac/celery/internal';
 import { amqpBrokerCapabilities, amqpNeedsStore, createAmqpBroker, isAmqpUrl } from './amqp-broker';
 import type { CeleriacOptions } from './options';
 import { PostgresTransports } from './postgres-transports';
@@ -43,6 +44,8 @@ export class Celeriac extends CeleriacCore {
   #redisTransports: RedisTransports | undefined;
   #postgresTransports: PostgresTransports | undefined;
   #beatInstance: Beat | undefined;
+  /** With `protocol: 'celery'` on RabbitMQ: the wire, and the broker the backend sends follow-ups through. */
+  #celeryAmqp: { wire: CeleryAmqpWire; broker?: Broker } | undefined;
 
   /**
    * An app on `options.broker`: a URL, a Broker object, or an ioredis client you made and close
@@ -83,8 +86,13 @@ export class Celeriac extends CeleriacCore {
   protected override createBroker(target: URL | TransportClient, settings: BrokerSettings): Broker {
     const postgres = postgresUrl(target);
     if (postgres) return this.postgres().broker(postgres, settings);
-    if (target instanceof URL && isAmqpUrl(target))
-      return createAmqpBroker(target, settings, this.redis().broker(this.store(), settings));
+    if (target instanceof URL && isAmqpUrl(target)) {
+      const store = this.redis().broker(this.store(), settings);
+      if (this.options.protocol !== 'celery') return createAmqpBroker(target, settings, store);
+      const celery = this.celeryAmqp();
+      celery.broker = createAmqpBroker(target, settings, store, celery.wire);
+      return celery.broker;
+    }
     if (!this.isRedis(target)) return super.createBroker(target, settings);
     if (this.options.protocol === 'celery') {
       return this.redis().celeryBroker(target, settings, this.options.celery, runtimeOf(this).codec);
@@ -101,14 +109,17 @@ export class Celeriac extends CeleriacCore {
     if (postgres) return this.postgres().backend(postgres, settings, codec);
     if (!this.isRedis(target)) return super.createBackend(target, settings, codec);
     if (this.options.protocol === 'celery') {
-      return this.redis().celeryBackend(target, settings, this.options.celery, codec);
+      const onAmqp = typeof this.options.broker === 'string' && isAmqpUrl(parseTransportUrl(this.options.broker));
+      const send = onAmqp ? this.celeryAmqpFollowUps() : undefined;
+      return this.redis().celeryBackend(target, settings, this.options.celery, codec, send);
     }
     return this.redis().backend(target, settings, codec);
   }
 
   protected override brokerCapabilities(target: URL | TransportClient): BrokerCapabilities {
     if (postgresUrl(target)) return POSTGRES_BROKER_CAPABILITIES;
-    if (target instanceof URL && isAmqpUrl(target)) return amqpBrokerCapabilities(target);
+    if (target instanceof URL && isAmqpUrl(target))
+      return amqpBrokerCapabilities(target, this.options.protocol === 'celery');
     if (!this.isRedis(target)) return super.brokerCapabilities(target);
     return this.options.protocol === 'celery' ? CELERY_BROKER_CAPABILITIES : REDIS_BROKER_CAPABILITIES;
   }
@@ -130,6 +141,7 @@ export class Celeriac extends CeleriacCore {
         CELERY_BROKER_CAPABILITIES,
         POSTGRES_BROKER_CAPABILITIES,
         amqpBrokerCapabilities(AMQP_URL),
+        amqpBrokerCapabilities(AMQP_URL, true),
       ],
       backends: [REDIS_BACKEND_CAPABILITIES, ...backends, CELERY_BACKEND_CAPABILITIES, POSTGRES_BACKEND_CAPABILITIES],
     };
@@ -178,6 +190,24 @@ export class Celeriac extends CeleriacCore {
   /** True for a Redis URL or an ioredis client. */
   private isRedis(target: URL | TransportClient): target is URL | (TransportClient & RedisClient) {
     return target instanceof URL ? REDIS_SCHEMES.includes(target.protocol) : isRedisClient(target);
+  }
+
+  /** The Celery wire on RabbitMQ, sharing the Celery workflow tracker with the backend. */
+  private celeryAmqp(): { wire: CeleryAmqpWire; broker?: Broker } {
+    const { codec } = runtimeOf(this);
+    this.#celeryAmqp ??= { wire: new CeleryAmqpWire(codec, this.redis().celeryWorkflow(codec)) };
+    return this.#celeryAmqp;
+  }
+
+  /** How the Celery backend sends a chain's next steps on RabbitMQ: through this app's broker. */
+  private celeryAmqpFollowUps(): FollowUpSender {
+    return (followUps) => {
+      const celery = this.celeryAmqp();
+      const broker = celery.broker ?? this.broker;
+      return celery.wire.send(followUps, (envelopes) =>
+        broker.publish(envelopes.map((envelope) => ({ ...envelope, idempotent: false }))),
+      );
+    };
   }
 
   private postgres(): PostgresTransports {

@@ -7,7 +7,7 @@
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
 import { transportUrlText } from '@celeriac/core/internal';
 import { CeleryBackend, CeleryBroker, type CeleryBrokerOptions } from '@celeriac/celery';
-import { CeleryWorkflow } from '@celeriac/celery/internal';
+import { CeleryWorkflow, type FollowUpSender } from '@celeriac/celery/internal';
 import { RedisBackend, RedisBeatStore, RedisBroker, RedisConnection, type RedisClient } from '@celeriac/redis';
 
 /** A Redis URL, or an ioredis client the caller made (and closes). */
@@ -33,23 +33,28 @@ export class RedisTransports {
     return new CeleryBroker(this.connection(target), settings, options, codec, this.celeryWorkflow(codec));
   }
 
-  /** A result backend in Celery's Redis result format (`protocol: 'celery'`). */
+  /**
+   * A result backend in Celery's Redis result format (`protocol: 'celery'`); `sendFollowUps` when
+   * the broker is not kombu's Redis (RabbitMQ): where a chain's next steps go.
+   */
   celeryBackend(
     target: RedisTarget,
     settings: BackendSettings,
     options: CeleryBrokerOptions,
     codec: Codec,
+    sendFollowUps?: FollowUpSender,
   ): ResultBackend {
     return new CeleryBackend(this.connection(target), settings, {
       keyPrefix: options.keyPrefix,
       resultKeyPrefix: options.resultKeyPrefix,
       codec,
       workflow: this.celeryWorkflow(codec),
+      ...(sendFollowUps ? { sendFollowUps } : {}),
     });
   }
 
   /** The one workflow tracker the app's Celery broker and backend share (the broker remembers, the backend sends). */
-  private celeryWorkflow(codec: Codec): CeleryWorkflow {
+  celeryWorkflow(codec: Codec): CeleryWorkflow {
     this.workflow ??= new CeleryWorkflow(codec);
     return this.workflow;
   }

@@ -4,12 +4,13 @@
  * back), whose one argument is the cases' text; a dead letter's body is the Celery message itself.
  */
 import { Codec, type BrokerSettings, type Envelope } from '@celeriac/core';
-import { decodeMessage, encodeMessage, MESSAGE_VERSION } from '@celeriac/core/internal';
+import { decodeMessage } from '@celeriac/core/internal';
 import { runBrokerConformance, type BodyFormat } from '@celeriac/core/testing';
+import { taskBody } from './support/task-body';
 import { CELERY_BROKER_CAPABILITIES, CeleryBroker } from '@celeriac/celery';
 import { CeleryWorkflow } from '@celeriac/celery/internal';
 import { RedisConnection } from '@celeriac/redis';
-import { adminClient, CELERY_REDIS_URL, deleteKeysUnder } from '@celeriac/test-support';
+import { brokerPair, CELERY_REDIS_URL } from '@celeriac/test-support';
 import { fromCeleryPayload } from '../src/protocol/message';
 import type { CeleryPayload } from '../src/protocol/payload';
 
@@ -17,19 +18,7 @@ const codec = new Codec();
 
 /** The cases' text as the one argument of a Celeriac task message, and back. */
 const CELERY_BODIES: BodyFormat = {
-  encode: (envelope: Envelope) =>
-    encodeMessage(codec, {
-      version: MESSAGE_VERSION,
-      id: envelope.id,
-      task: 'conformance.task',
-      args: [envelope.body],
-      queue: envelope.queue,
-      priority: envelope.priority,
-      ...(envelope.eta === undefined ? {} : { eta: envelope.eta }),
-      retries: 0,
-      headers: {},
-      publishedAt: Date.now(),
-    }),
+  encode: (envelope: Envelope) => taskBody(codec, envelope),
   decode: (body: string) => {
     const parsed = JSON.parse(body) as Partial<CeleryPayload>;
     // A dead letter keeps the Celery message as it was taken; everything else is a Celeriac message.
@@ -50,19 +39,6 @@ function celeryBroker(settings: BrokerSettings): CeleryBroker {
 runBrokerConformance(
   'celery on redis',
   CELERY_BROKER_CAPABILITIES,
-  async (settings) => {
-    const broker = celeryBroker(settings);
-    const peer = celeryBroker(settings);
-    return {
-      broker,
-      peer,
-      cleanup: async () => {
-        await Promise.allSettled([broker.close(), peer.close()]);
-        const admin = adminClient(CELERY_REDIS_URL);
-        await deleteKeysUnder(admin, settings.prefix);
-        await admin.quit();
-      },
-    };
-  },
+  brokerPair(celeryBroker, CELERY_REDIS_URL),
   { bodies: CELERY_BODIES },
 );

@@ -56,6 +56,7 @@ export { readLiveMessages, type LiveMessage } from './live-messages';
 export { dropSchema, freshPostgresPrefix, POSTGRES_URL, withPostgres } from './postgres-fixture';
 export { PostgresServer, type PostgresServerOptions, type PostgresStopMode } from './postgres-server';
 export { untilTrue } from './until';
+export { brokerPair } from './broker-pair';
 export { createTestVhost, RABBITMQ_BASE_URL, rabbitmqctl, VHOST_TIMEOUT, type TestVhost } from './rabbitmq-fixture';
 export {
   quorumLeader,

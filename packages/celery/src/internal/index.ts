@@ -4,4 +4,4 @@
  * applications: it changes without notice.
  */
 export { CeleryKeys } from '../kombu-redis/keys';
-export { CeleryWorkflow } from '../protocol/workflow';
+export { CeleryWorkflow, type FollowUp, type FollowUpSender } from '../protocol/workflow';

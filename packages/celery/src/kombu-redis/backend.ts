@@ -27,7 +27,7 @@ import { RedisBackend, type RedisConnection } from '@celeriac/redis';
 import { singleNode, unavailable } from '@celeriac/redis/internal';
 import type { Redis } from 'ioredis';
 import { fromCeleryMeta } from '../protocol/result';
-import type { CeleryWorkflow } from '../protocol/workflow';
+import type { CeleryWorkflow, FollowUpSender } from '../protocol/workflow';
 import { CELERY_BACKEND_CAPABILITIES } from './capabilities';
 import { countChordParts } from './chord';
 import { CeleryEventLog } from './event-log';
@@ -48,6 +48,12 @@ export interface CeleryBackendOptions {
    * @defaultValue `''` (Celery 5.2's keys)
    */
   readonly resultKeyPrefix?: string;
+  /**
+   * Where the follow-ups (a chain's next step, callbacks, errbacks, a chord's body) go when the broker
+   * is not kombu's Redis transport (RabbitMQ): sent once the records are stored, before the worker
+   * acks. Left out: pushed to kombu's Redis queues in the same MULTI as the records.
+   */
+  readonly sendFollowUps?: FollowUpSender;
 }
 
 /** A ResultBackend in Celery's Redis result format. */
@@ -58,6 +64,7 @@ export class CeleryBackend implements ResultBackend {
   private readonly keys: CeleryKeys;
   private readonly workflow: CeleryWorkflow;
   private readonly codec: Codec;
+  private readonly sendFollowUps: FollowUpSender | undefined;
   /** Celeriac's event log, each event also sent on Celery's `celeryev` exchange. */
   readonly events: CeleryEventLog;
   private closed = false;
@@ -74,22 +81,26 @@ export class CeleryBackend implements ResultBackend {
     this.keys = new CeleryKeys(options.keyPrefix, settings.prefix, options.resultKeyPrefix);
     this.workflow = options.workflow;
     this.codec = options.codec;
+    this.sendFollowUps = options.sendFollowUps;
     this.events = new CeleryEventLog(this.inner.events, this.client, options.keyPrefix);
   }
 
   async store(entries: readonly StoreEntry[], events: readonly CeleriacEvent[] = []): Promise<void> {
     // Events first, on the same connection: whoever a record below wakes finds them sent already.
     const sendingEvents = Promise.all(this.events.add(events));
-    const { codec, keys, workflow } = this;
-    const writes = writeResults(this.client, entries, { codec, keys, workflow });
+    const { codec, keys, workflow, sendFollowUps } = this;
+    const writes = writeResults(this.client, entries, { codec, keys, workflow, sendsFollowUps: !!sendFollowUps });
     await Promise.all([sendingEvents, writes.sent]).catch((error: unknown) => {
       throw unavailable(error, 'store Celery task results', this.connection);
     });
     if (writes.chordParts.length > 0) {
-      await countChordParts(this.client, this.keys, this.workflow, writes.chordParts).catch((error: unknown) => {
-        throw unavailable(error, 'count the members of a Celery chord', this.connection);
-      });
+      await countChordParts(this.client, this.keys, this.workflow, writes.chordParts, sendFollowUps).catch(
+        (error: unknown) => {
+          throw unavailable(error, 'count the members of a Celery chord', this.connection);
+        },
+      );
     }
+    if (sendFollowUps && writes.followUps.length > 0) await sendFollowUps(writes.followUps);
     if (writes.refused.size > 0) throw new RecordsRefusedError(writes.refused);
   }
 

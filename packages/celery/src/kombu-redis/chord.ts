@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { parseKombuJson, stringifyKombuJson } from '../protocol/kombu-json';
 import type { CeleryException } from '../protocol/celery-exception';
 import { resultOf } from '../protocol/result';
-import type { ChordPart, CeleryWorkflow } from '../protocol/workflow';
+import type { ChordPart, CeleryWorkflow, FollowUpSender } from '../protocol/workflow';
 import type { CeleryKeys } from './keys';
 
 /** A chord part to count: the member, its result and the TTL of the chord keys (ms). */
@@ -21,12 +21,16 @@ export interface EndedPart {
 
 const FAILED = new Set(['FAILURE', 'REVOKED']);
 
-/** Counts each ended member of a Python chord, and sends the body of a chord whose header is complete. */
+/**
+ * Counts each ended member of a Python chord, and sends the body of a chord whose header is complete
+ * (in the MULTI that deletes the chord keys, or first through `send` for another broker).
+ */
 export async function countChordParts(
   client: Redis,
   keys: CeleryKeys,
   workflow: CeleryWorkflow,
   ended: readonly EndedPart[],
+  send?: FollowUpSender,
 ): Promise<void> {
   for (const { part, value, ttl } of ended) {
     const chord = keys.chord(part.groupId);
@@ -59,7 +63,8 @@ export async function countChordParts(
         part,
         members.map((member) => member[3]),
       );
-      multi.lpush(keys.queueFor(body.queue, body.priority), body.payload);
+      if (send) await send([body]);
+      else multi.lpush(keys.queueFor(body.queue, body.priority), body.payload);
     }
     await multi.del(chord.results, chord.extra, chord.size).exec();
   }

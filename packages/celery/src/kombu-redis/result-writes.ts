@@ -12,7 +12,7 @@ import { noteRefusals } from '@celeriac/redis/internal';
 import type { Redis } from 'ioredis';
 import { assertKombuJson } from '../protocol/kombu-json';
 import { toCeleryMeta } from '../protocol/result';
-import type { CeleryWorkflow } from '../protocol/workflow';
+import type { CeleryWorkflow, FollowUp } from '../protocol/workflow';
 import { celeryScripts } from './celery-scripts';
 import type { EndedPart } from './chord';
 import type { CeleryKeys } from './keys';
@@ -25,6 +25,8 @@ export interface ResultWriteContext {
   readonly codec: Codec;
   readonly keys: CeleryKeys;
   readonly workflow: CeleryWorkflow;
+  /** True when another broker sends the follow-ups (see `ResultWrites.followUps`): none is pushed here. */
+  readonly sendsFollowUps?: boolean;
 }
 
 /** The writes of a batch, sent: what they settle on, and what is left to do after them. */
@@ -35,6 +37,8 @@ export interface ResultWrites {
   readonly chordParts: EndedPart[];
   /** The records refused, by task id (filled in as the writes settle). */
   readonly refused: Map<string, Error>;
+  /** With `sendsFollowUps`: the follow-ups of the final records, to send once they are stored. */
+  readonly followUps: FollowUp[];
 }
 
 /** One record in between, to write through the guarding script. */
@@ -53,6 +57,7 @@ interface GuardedSet {
 export function writeResults(client: Redis, entries: readonly StoreEntry[], context: ResultWriteContext): ResultWrites {
   const { codec, keys, workflow } = context;
   const refused = new Map<string, Error>();
+  const toSend: FollowUp[] = [];
   const chordParts: EndedPart[] = [];
   const guarded: GuardedSet[] = [];
   const multi = client.multi();
@@ -83,8 +88,13 @@ export function writeResults(client: Redis, entries: readonly StoreEntry[], cont
     }
     finals.set(queued, record.id);
     multi.set(key, text, 'PX', expiry).publish(key, text);
+    queued += 2;
+    if (context.sendsFollowUps) {
+      toSend.push(...followUps);
+      continue;
+    }
     for (const next of followUps) multi.lpush(keys.queueFor(next.queue, next.priority), next.payload);
-    queued += 2 + followUps.length;
+    queued += followUps.length;
   }
   const calls = storeGuarded(client, guarded, refused);
   calls.push(
@@ -96,7 +106,7 @@ export function writeResults(client: Redis, entries: readonly StoreEntry[], cont
       }
     }),
   );
-  return { sent: Promise.all(calls), chordParts, refused };
+  return { sent: Promise.all(calls), chordParts, refused, followUps: toSend };
 }
 
 /** The script calls that store the records in between; the ones Redis refuses go to `refused`. */

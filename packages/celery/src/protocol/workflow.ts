@@ -16,12 +16,23 @@ import type { CeleryEmbed, CelerySignature } from './payload';
 /** Celery's default queue: where a step that names no queue goes. */
 const CELERY_DEFAULT_QUEUE = 'celery';
 
-/** A message to send: its queue and priority (the transport routes it) and the payload text. */
+/**
+ * A message to send: its queue and priority (the transport routes it), the payload text as kombu's
+ * Redis transport stores it, and the message and embed it was made of (for another transport).
+ */
 export interface FollowUp {
   readonly queue: string;
   readonly priority: number;
   readonly payload: string;
+  readonly message: TaskMessage;
+  readonly embed: CeleryEmbed;
 }
+
+/**
+ * Sends follow-ups on a broker that is not kombu's Redis (RabbitMQ), once the records that led to
+ * them are stored; without one, they go in the same MULTI as the records.
+ */
+export type FollowUpSender = (followUps: readonly FollowUp[]) => Promise<void>;
 
 interface Remembered {
   readonly embed: CeleryEmbed;
@@ -126,6 +137,6 @@ export class CeleryWorkflow {
       rootId,
     };
     const embed: CeleryEmbed = { callbacks: null, errbacks: null, chain: rest.length > 0 ? rest : null, chord: null };
-    return { queue, priority, payload: JSON.stringify(toCeleryPayload(this.codec, message, embed)) };
+    return { queue, priority, payload: JSON.stringify(toCeleryPayload(this.codec, message, embed)), message, embed };
   }
 }

@@ -21,12 +21,15 @@ export interface CelerySide {
   readonly visibility?: number;
   /** Python workers listen on Celery's pidbox (for revoke). */
   readonly remoteControl?: boolean;
+  /** The broker, when not Redis: an amqp:// URL (results stay in Redis). */
+  readonly broker?: string;
 }
 
 function environment(side: CelerySide): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    PROJ_BROKER: CELERY_REDIS_URL,
+    PROJ_BROKER: side.broker ?? CELERY_REDIS_URL,
+    PROJ_BACKEND: CELERY_REDIS_URL,
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),
@@ -277,11 +280,15 @@ function runPython(side: CelerySide, args: string[]): Promise<string> {
   );
 }
 
-/** A Celeriac app speaking Celery on the side's key prefix, sending to its queue (close it after the test). */
+/**
+ * A Celeriac app speaking Celery on the side's broker (kombu's Redis under its key prefix, or its
+ * RabbitMQ), results in Redis, sending to its queue (close it after the test).
+ */
 export function celeryApp(prefix: string, side: CelerySide, options: CeleriacOptions = {}): Celeriac {
   return new Celeriac({
     ...options,
-    broker: CELERY_REDIS_URL,
+    broker: side.broker ?? CELERY_REDIS_URL,
+    ...(side.broker === undefined ? {} : { backend: CELERY_REDIS_URL }),
     prefix,
     protocol: 'celery',
     celery: { keyPrefix: side.keyPrefix },

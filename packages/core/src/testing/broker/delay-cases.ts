@@ -4,11 +4,20 @@
  * holds it until due, as Celery's workers do.
  */
 import { untilPast } from '../wait';
-import { envelope, expectWaitPending, ids, OTHER_QUEUE, publishAndReserve, QUEUE, type OpenBroker } from './harness';
+import {
+  envelope,
+  expectWaitPending,
+  ids,
+  OTHER_QUEUE,
+  publishAndReserve,
+  QUEUE,
+  reserveWhenReady,
+  type OpenBroker,
+} from './harness';
 
 /** Defines the cases of delays kept by the broker. */
 export function delayCases(open: OpenBroker): void {
-  it('keeps a delayed message until its eta, then leases it', async () => {
+  it('keeps a delayed message until its eta, then leases it once it is due', async () => {
     const { broker } = await open();
     // A first call before the clock starts: a cluster client learns the cluster's slots, RabbitMQ declares the
     // queue and its delay levels (which took more than the delay on a loaded machine).
@@ -20,9 +29,14 @@ export function delayCases(open: OpenBroker): void {
     expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['now']);
     expect(await broker.reserve([QUEUE], 10)).toEqual([]);
     await untilPast(eta);
-    expect(await broker.reserve([QUEUE], 10)).toEqual([
-      { id: 'later', queue: QUEUE, body: 'body of later', deliveries: 1 },
-    ]);
+    // Due now: a worker's wait for work ends when it is there (a broker that routes it back to a
+    // queue shared with other consumers, as the Celery protocol on RabbitMQ does, takes a few ms).
+    expect(await reserveWhenReady(broker, 'later')).toEqual({
+      id: 'later',
+      queue: QUEUE,
+      body: 'body of later',
+      deliveries: 1,
+    });
   });
 
   it('waitForWork stays pending while nothing is ready (no busy polling)', async () => {
@@ -64,9 +78,14 @@ export function consumerDelayCases(open: OpenBroker): void {
     expect(ids(await broker.reserve([QUEUE], 10))).toEqual(['now']);
     expect(await broker.stats(QUEUE)).toEqual({ ready: 0, delayed: 1, active: 1, dead: 0 });
     await untilPast(eta);
-    expect(await broker.reserve([QUEUE], 10)).toEqual([
-      { id: 'later', queue: QUEUE, body: 'body of later', deliveries: 1 },
-    ]);
+    // Due now: a worker's wait for work ends when it is there (a broker that routes it back to a
+    // queue shared with other consumers, as the Celery protocol on RabbitMQ does, takes a few ms).
+    expect(await reserveWhenReady(broker, 'later')).toEqual({
+      id: 'later',
+      queue: QUEUE,
+      body: 'body of later',
+      deliveries: 1,
+    });
   });
 
   it('waitForWork takes a delayed message into its hold once, then stays pending until it is due', async () => {

@@ -1,0 +1,154 @@
+/**
+ * `protocol: 'celery'` on RabbitMQ, both ways, with real Python Celery (py-amqp) on the same vhost:
+ * a Celeriac caller and a Python worker, a Python caller and a `celeriac worker`, results in Celery's
+ * Redis result format. Arguments and keyword arguments, failures with their type, eta (held in
+ * RabbitMQ's delay levels on the Celeriac side), retries, a chain whose steps alternate between the
+ * two, and a pickled message, dead-lettered with its reason while the worker goes on.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { connect } from 'amqplib';
+import { type Celeriac, kwargs, TaskFailedError } from 'celeriac';
+import { adminClient, CELERY_REDIS_URL, createTestVhost, VHOST_TIMEOUT, type TestVhost } from '@celeriac/test-support';
+import { celeryApp, forgetResults, pythonCall, PythonWorker, type CelerySide } from './support/python-celery';
+import { useE2e, type WorkerProcess } from './support/worker-process';
+
+const CELERY_APP = join(__dirname, 'fixtures/celery-app.js');
+
+describe('protocol celery on RabbitMQ: Celeriac and Python Celery share queues both ways', () => {
+  const sent = new Set<string>();
+  const redis = adminClient(CELERY_REDIS_URL);
+  let vhost: TestVhost;
+  let python: PythonWorker;
+  let py: CelerySide;
+  let ts: CelerySide;
+
+  beforeAll(async () => {
+    vhost = await createTestVhost('celery-amqp');
+    py = { keyPrefix: 'unused:', queue: 'py', broker: vhost.url };
+    ts = { keyPrefix: 'unused:', queue: 'ts', broker: vhost.url };
+    python = new PythonWorker(py, 'solo');
+    await python.ready();
+  }, VHOST_TIMEOUT);
+
+  afterAll(async () => {
+    await python?.kill();
+    await forgetResults(redis, sent);
+    await redis.quit();
+    await vhost?.remove();
+  }, VHOST_TIMEOUT);
+
+  const e2e = useE2e('celery-amqp', CELERY_REDIS_URL);
+
+  async function startWorker(): Promise<WorkerProcess> {
+    const worker = e2e().workers.spawn('worker', ['-A', CELERY_APP, '-Q', ts.queue, '--pool', 'inline'], {
+      CELERIAC_TEST_CELERY_AMQP: vhost.url,
+    });
+    await worker.ready();
+    return worker;
+  }
+
+  function caller(): Celeriac {
+    return celeryApp(e2e().fixture.prefix, py);
+  }
+
+  function send<R>(app: Celeriac, ...call: Parameters<Celeriac['sendTask']>) {
+    const result = app.sendTask<R>(...call);
+    sent.add(result.id);
+    return result;
+  }
+
+  it('a Celeriac caller runs Python tasks: arguments, keyword arguments, a failure with its type', async () => {
+    const app = caller();
+    try {
+      await expect(send<number>(app, 'proj.add', [2, 3, kwargs({ z: 10 })]).get({ timeout: 20_000 })).resolves.toBe(15);
+      const error = await send(app, 'proj.fail', ['card declined'])
+        .get({ timeout: 20_000 })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect((error as TaskFailedError).remote).toMatchObject({ name: 'ValueError', message: 'card declined' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a countdown waits in RabbitMQ, and Python retries with a countdown of its own', async () => {
+    const app = caller();
+    try {
+      const sentAt = Date.now();
+      const delayed = send<number>(app, 'proj.add', [1, 1], { countdown: '1s' });
+      await expect(delayed.get({ timeout: 20_000 })).resolves.toBe(2);
+      expect((await app.backend.get(delayed.id))?.date).toBeGreaterThanOrEqual(sentAt + 1000);
+      await expect(send<number>(app, 'proj.flaky', [2]).get({ timeout: 20_000 })).resolves.toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('Python calls a celeriac worker: the result, a failure with its type, an eta, retries', async () => {
+    await startWorker();
+    const call = async (request: Parameters<typeof pythonCall>[1]) => {
+      const made = pythonCall(ts, request);
+      sent.add(await made.id);
+      return made.outcome;
+    };
+    await expect(call({ task: 'ts.add', args: [2, 3], kwargs: { z: 10 } })).resolves.toEqual({
+      state: 'SUCCESS',
+      result: 15,
+    });
+    await expect(call({ task: 'ts.fail', args: ['no'] })).resolves.toMatchObject({
+      state: 'FAILURE',
+      exc_type: 'TypeError',
+    });
+    const before = Date.now();
+    const stamped = await call({ task: 'ts.stamp', args: ['later'], options: { countdown: 1 } });
+    expect(stamped.state).toBe('SUCCESS');
+    expect((stamped.result as { ranAt: number }).ranAt).toBeGreaterThanOrEqual(before + 1000);
+    await expect(call({ task: 'ts.flaky', args: [2] })).resolves.toEqual({ state: 'SUCCESS', result: 2 });
+  });
+
+  it('a pickled message is dead-lettered with the reason, and the worker goes on serving', async () => {
+    await startWorker();
+    const id = randomUUID();
+    const connection = await connect(vhost.url);
+    try {
+      const channel = await connection.createConfirmChannel();
+      // As Python sends with task_serializer='pickle': Celeriac runs no code named by a message.
+      const headers = { lang: 'py', task: 'ts.add', id, root_id: id, parent_id: null, retries: 0, eta: null };
+      channel.publish('', ts.queue, Buffer.from([0x80, 0x04, 0x95]), {
+        contentType: 'application/x-python-serialize',
+        contentEncoding: 'binary',
+        correlationId: id,
+        headers,
+        persistent: true,
+      });
+      await channel.waitForConfirms();
+    } finally {
+      await connection.close();
+    }
+    const app = celeryApp(e2e().fixture.prefix, ts);
+    try {
+      const made = pythonCall(ts, { task: 'ts.add', args: [1, 1] });
+      sent.add(await made.id);
+      await expect(made.outcome).resolves.toEqual({ state: 'SUCCESS', result: 2 });
+      const dead = await app.broker.listDead(ts.queue);
+      expect(dead).toEqual([expect.objectContaining({ id, queue: ts.queue })]);
+      expect(dead[0]?.reason).toContain('pickle');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a chain across languages: Python, then Celeriac, then Python again', async () => {
+    await startWorker();
+    const made = pythonCall(ts, {
+      chain: [
+        { task: 'proj.add', args: [1, 2], queue: py.queue },
+        { task: 'ts.add', args: [10], queue: ts.queue },
+        { task: 'proj.add', args: [100], queue: py.queue },
+      ],
+    });
+    for (const id of await made.ids) sent.add(id);
+    await expect(made.outcome).resolves.toEqual({ state: 'SUCCESS', result: 113 });
+  });
+});
