@@ -138,7 +138,15 @@ describe('the public surface', () => {
 
   it('@celeriac/celery exports exactly the public values, and its machinery from ./internal only', () => {
     expect(Object.keys(celery).sort()).toEqual(
-      ['CELERY_BACKEND_CAPABILITIES', 'CELERY_BROKER_CAPABILITIES', 'CeleryBackend', 'CeleryBroker', 'kwargs'].sort(),
+      [
+        'CELERY_BACKEND_CAPABILITIES',
+        'CELERY_BROKER_CAPABILITIES',
+        'CeleryAmqpWire',
+        'CeleryBackend',
+        'CeleryBroker',
+        'celeryAmqpCapabilities',
+        'kwargs',
+      ].sort(),
     );
     expect(Object.keys(celeryInternal).sort()).toEqual(['CeleryKeys', 'CeleryWorkflow']);
     // The one name `celeriac` re-exports from it: the same function, so users' imports keep working.
