@@ -4,11 +4,14 @@
  * one run on a vhost of its own (deleted afterwards). Drain rate at a prefetch/concurrency of 20 and
  * 100, send-and-await of 10,000, round trip p50/p99, and what a countdown costs a send.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { Celeriac } from 'celeriac';
+import { Redis } from 'ioredis';
 
 const run = promisify(execFile);
 const BASE = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -18,6 +21,10 @@ const DRAIN = Math.round(20_000 * SCALE);
 const AWAITED = Math.round(10_000 * SCALE);
 const TRIPS = Math.round(2_000 * SCALE);
 const DELAYED = Math.round(2_000 * SCALE);
+/** Where the Python Celery lane's task module is (bench/python). */
+const PYTHON_DIR = join(__dirname, '../python');
+/** BENCH_PARTS=drain,celery,... runs only those parts (drain, celery, await, trip, delay). */
+const PARTS = (process.env.BENCH_PARTS ?? 'drain,celery,await,trip,delay').split(',');
 
 /** Raw amqplib: confirm-publishes `count` messages, then drains them at `prefetch`; messages/s of the drain. */
 async function rawDrain(url: string, count: number, prefetch: number, type: QueueType): Promise<number> {
@@ -120,6 +127,56 @@ async function celeriacRoundTrip(url: string, samples: number): Promise<{ p50: n
   }
 }
 
+/** How Python Celery's worker runs in the lane: its prefork pool, or threads. */
+type CeleryPool = { pool: 'prefork'; concurrency: 2 } | { pool: 'threads'; concurrency: number };
+
+/**
+ * Python Celery 5 (Debian's python3-celery, py-amqp): `count` tasks sent first (by Celeriac, speaking
+ * Celery's protocol, to a classic queue as Celery declares it), then a Celery worker started on the
+ * queue; tasks/s from its "ready" line until every result is in Redis (Celery's result backend, as
+ * Celeriac's drain stores its results too).
+ */
+async function celeryDrain(url: string, count: number, pool: CeleryPool): Promise<number> {
+  const queue = `pybench-${randomUUID().slice(0, 8)}`;
+  const app = new Celeriac({ broker: url, backend: REDIS, protocol: 'celery', defaultQueue: queue });
+  const results = [];
+  try {
+    for (let sent = 0; sent < count; sent += 1_000) {
+      const batch = Array.from({ length: Math.min(1_000, count - sent) }, (_, i) =>
+        app.sendTask<number>('bench.noop', [sent + i]),
+      );
+      await Promise.all(batch.map((result) => result.sent));
+      results.push(...batch);
+    }
+    const args = ['-m', 'celery', '-A', 'bench_tasks', 'worker', '-Q', queue, '--pool', pool.pool];
+    args.push('-c', String(pool.concurrency), '--without-gossip', '--without-mingle', '--without-heartbeat');
+    const worker = spawn('/usr/bin/python3', [...args, '-l', 'INFO'], {
+      cwd: PYTHON_DIR,
+      env: { ...process.env, BENCH_BROKER: url, BENCH_BACKEND: REDIS, PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: worker.stderr! }).on('line', (line) => / ready\.$/.test(line) && resolve());
+        worker.once('exit', (code) => reject(new Error(`the Celery worker exited with ${code}`)));
+      });
+      const started = Date.now();
+      await Promise.all(results.map((result) => result.get({ timeout: 600_000 })));
+      return count / ((Date.now() - started) / 1_000);
+    } finally {
+      worker.kill('SIGKILL');
+    }
+  } finally {
+    await app.close();
+    // Celery 5.2's result keys have no prefix: remove the lane's own.
+    const admin = new Redis(REDIS);
+    for (let at = 0; at < results.length; at += 1_000) {
+      await admin.del(...results.slice(at, at + 1_000).map((result) => `celery-task-meta-${result.id}`));
+    }
+    admin.disconnect();
+  }
+}
+
 /** What a countdown costs a send: sends/s of `count` tasks, ready and with a 60 s countdown. */
 async function delayCost(url: string, count: number): Promise<{ ready: number; delayed: number }> {
   const app = celeriacApp(url);
@@ -150,7 +207,7 @@ async function main(): Promise<void> {
   const fixed = (value: number) => Math.round(value).toLocaleString('en-US');
   try {
     const rows: Array<[string, string, string]> = [];
-    for (const type of ['quorum', 'classic'] as const) {
+    for (const type of PARTS.includes('drain') ? (['quorum', 'classic'] as const) : []) {
       for (const level of [20, 100]) {
         // In turn, so the machine's drift falls on both alike.
         const raw = await rawDrain(url, DRAIN, level, type);
@@ -158,13 +215,30 @@ async function main(): Promise<void> {
         rows.push([`drain, ${type}, prefetch/concurrency ${level} (msgs/s)`, fixed(raw), fixed(celeriac)]);
       }
     }
-    rows.push(['send and await 10,000 (tasks/s)', '', fixed(await celeriacSendAndAwait(url, AWAITED))]);
-    const trip = await celeriacRoundTrip(url, TRIPS);
-    rows.push(['round trip p50 / p99 (ms)', '', `${trip.p50.toFixed(2)} / ${trip.p99.toFixed(2)}`]);
-    const cost = await delayCost(url, DELAYED);
-    rows.push(['sends/s, ready / with a countdown', '', `${fixed(cost.ready)} / ${fixed(cost.delayed)}`]);
+    if (PARTS.includes('celery')) {
+      // Python Celery on the same RabbitMQ, each pool next to Celeriac at its concurrency (classic queues, as Celery's).
+      for (const pool of [
+        { pool: 'prefork', concurrency: 2 },
+        { pool: 'threads', concurrency: 20 },
+      ] as const) {
+        const celery = await celeryDrain(url, DRAIN, pool);
+        const celeriac = await celeriacDrain(url, DRAIN, pool.concurrency, 'classic');
+        const what = `drain, Python Celery ${pool.pool} -c ${pool.concurrency} | Celeriac c=${pool.concurrency} (tasks/s)`;
+        rows.push([what, fixed(celery), fixed(celeriac)]);
+      }
+    }
+    if (PARTS.includes('await'))
+      rows.push(['send and await 10,000 (tasks/s)', '', fixed(await celeriacSendAndAwait(url, AWAITED))]);
+    if (PARTS.includes('trip')) {
+      const trip = await celeriacRoundTrip(url, TRIPS);
+      rows.push(['round trip p50 / p99 (ms)', '', `${trip.p50.toFixed(2)} / ${trip.p99.toFixed(2)}`]);
+    }
+    if (PARTS.includes('delay')) {
+      const cost = await delayCost(url, DELAYED);
+      rows.push(['sends/s, ready / with a countdown', '', `${fixed(cost.ready)} / ${fixed(cost.delayed)}`]);
+    }
     console.log(`RabbitMQ lane, ${new Date().toISOString()}, scale ${SCALE}`);
-    console.log('| scenario | raw amqplib | Celeriac (results on Redis) |');
+    console.log('| scenario | raw amqplib (or Python Celery) | Celeriac (results on Redis) |');
     console.log('| --- | --- | --- |');
     for (const [what, raw, celeriac] of rows) console.log(`| ${what} | ${raw} | ${celeriac} |`);
   } finally {

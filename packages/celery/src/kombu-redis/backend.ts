@@ -9,6 +9,7 @@
  * log go through an inner {@link RedisBackend} under the app's prefix; events are also sent as Celery
  * events (see {@link CeleryEventLog}).
  */
+import { setMaxListeners } from 'node:events';
 import {
   RecordsRefusedError,
   type BackendSettings,
@@ -69,7 +70,7 @@ export class CeleryBackend implements ResultBackend {
   readonly events: CeleryEventLog;
   private closed = false;
   /** Ends every wait when the backend closes. */
-  private readonly closing = new AbortController();
+  private readonly closing = unlimited(new AbortController());
 
   constructor(
     private readonly connection: RedisConnection,
@@ -183,4 +184,10 @@ export class CeleryBackend implements ResultBackend {
     this.closing.abort();
     await this.inner.close();
   }
+}
+
+/** `controller`, its signal allowed any number of listeners: every pending wait listens for the close. */
+function unlimited(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
