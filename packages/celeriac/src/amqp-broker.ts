@@ -9,12 +9,14 @@ import { CeleriacError, type Broker, type BrokerCapabilities, type BrokerSetting
 import { createSplitBroker, redactUrl, splitCapabilities, transportHosts } from '@celeriac/core/internal';
 import {
   AMQP_SCHEMES,
+  AmqpFanout,
   AmqpTransport,
   amqpCapabilities,
   type AmqpTransportOptions,
   type AmqpWire,
 } from '@celeriac/amqp';
 import { celeryAmqpCapabilities } from '@celeriac/celery';
+import { PIDBOX, withCeleryRemoteControl } from '@celeriac/celery/internal';
 import { REDIS_BROKER_CAPABILITIES } from '@celeriac/redis';
 
 /** The query parameters the transport reads (the rest go to amqplib). */
@@ -49,7 +51,9 @@ export function createAmqpBroker(url: URL, settings: BrokerSettings, store: Brok
   // A message with an eta comes back to a queue Python workers share when due, not early: a
   // Python worker runs what it takes within a few ms of its eta at once.
   const shape = wire ? { queueType: 'classic' as const, delayLead: 0, ...options, wire } : options;
-  return createSplitBroker(new AmqpTransport(nodes, settings, { ...shape, where }), store);
+  const broker = createSplitBroker(new AmqpTransport(nodes, settings, { ...shape, where }), store);
+  // Celery's remote control (`celery inspect`, revoke from Python) lives on RabbitMQ's pidbox exchange.
+  return wire ? withCeleryRemoteControl(broker, new AmqpFanout(nodes, where, PIDBOX)) : broker;
 }
 
 /** The error for an amqp:// broker without a Redis backend to keep the shared state. */

@@ -3,14 +3,22 @@
  * a Celeriac caller and a Python worker, a Python caller and a `celeriac worker`, results in Celery's
  * Redis result format. Arguments and keyword arguments, failures with their type, eta (held in
  * RabbitMQ's delay levels on the Celeriac side), retries, a chain whose steps alternate between the
- * two, and a pickled message, dead-lettered with its reason while the worker goes on.
+ * two, a pickled message, dead-lettered with its reason while the worker goes on, and Celery's remote
+ * control over RabbitMQ's pidbox: `celery inspect ping` answered by a celeriac worker, revokes both ways.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { connect } from 'amqplib';
-import { type Celeriac, kwargs, TaskFailedError } from 'celeriac';
+import { type Celeriac, kwargs, TaskFailedError, TaskRevokedError } from 'celeriac';
 import { adminClient, CELERY_REDIS_URL, createTestVhost, VHOST_TIMEOUT, type TestVhost } from '@celeriac/test-support';
-import { celeryApp, forgetResults, pythonCall, PythonWorker, type CelerySide } from './support/python-celery';
+import {
+  celeryApp,
+  celeryCommand,
+  forgetResults,
+  pythonCall,
+  PythonWorker,
+  type CelerySide,
+} from './support/python-celery';
 import { useE2e, type WorkerProcess } from './support/worker-process';
 
 const CELERY_APP = join(__dirname, 'fixtures/celery-app.js');
@@ -25,7 +33,8 @@ describe('protocol celery on RabbitMQ: Celeriac and Python Celery share queues b
 
   beforeAll(async () => {
     vhost = await createTestVhost('celery-amqp');
-    py = { keyPrefix: 'unused:', queue: 'py', broker: vhost.url };
+    // The Python worker listens on Celery's pidbox exchange: revokes and inspect reach it, and it answers.
+    py = { keyPrefix: 'unused:', queue: 'py', broker: vhost.url, remoteControl: true };
     ts = { keyPrefix: 'unused:', queue: 'ts', broker: vhost.url };
     python = new PythonWorker(py, 'solo');
     await python.ready();
@@ -134,6 +143,41 @@ describe('protocol celery on RabbitMQ: Celeriac and Python Celery share queues b
       const dead = await app.broker.listDead(ts.queue);
       expect(dead).toEqual([expect.objectContaining({ id, queue: ts.queue })]);
       expect(dead[0]?.reason).toContain('pickle');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("celery inspect ping lists the celeriac worker beside the Python one, over RabbitMQ's pidbox", async () => {
+    await startWorker();
+    const output = JSON.parse(await celeryCommand(py, ['inspect', 'ping', '--json', '--timeout', '2'])) as Record<
+      string,
+      unknown
+    >;
+    const names = Object.keys(output);
+    expect(names).toHaveLength(2);
+    expect(names.filter((name) => name.startsWith('py@'))).toHaveLength(1);
+    expect(Object.values(output)).toEqual([{ ok: 'pong' }, { ok: 'pong' }]);
+  });
+
+  it('Python revokes a task a celeriac worker would run when due: it never runs', async () => {
+    const worker = await startWorker();
+    const made = pythonCall(ts, { task: 'ts.stamp', args: ['never'], options: { countdown: 2 }, revoke: true });
+    const id = await made.id;
+    sent.add(id);
+    await expect(made.outcome).resolves.toMatchObject({ state: 'REVOKED', exc_type: 'TaskRevokedError' });
+    const line = await worker.waitForLog((entry) => entry.id === id && entry.reason !== undefined, 'not run');
+    expect(line.reason).toBe('revoked');
+  });
+
+  it('a Celeriac revoke reaches the Python worker: a delayed task ends REVOKED there', async () => {
+    const app = caller();
+    try {
+      const result = send(app, 'proj.add', [1, 1], { countdown: '2s' });
+      await result.sent;
+      await result.revoke();
+      await expect(result.get({ timeout: 20_000 })).rejects.toBeInstanceOf(TaskRevokedError);
+      await python.waitFor(new RegExp(`Discarding revoked task: proj\\.add\\[${result.id}\\]`));
     } finally {
       await app.close();
     }

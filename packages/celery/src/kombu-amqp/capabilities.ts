@@ -11,9 +11,6 @@ import type { BrokerCapabilities } from '@celeriac/core';
 export const CELERY_AMQP = "the Celery protocol on RabbitMQ (protocol: 'celery', amqp://)";
 
 /** The message flags of the Celery protocol on RabbitMQ, for queues of `queueType` (and `maxPriority`). */
-export function celeryAmqpCapabilities(
-  queueType: AmqpQueueType = 'classic',
-  maxPriority?: number,
-): BrokerCapabilities {
+export function celeryAmqpCapabilities(queueType: AmqpQueueType = 'classic', maxPriority?: number): BrokerCapabilities {
   return { ...amqpCapabilities(queueType, maxPriority), transport: CELERY_AMQP };
 }
