@@ -14,6 +14,7 @@ import {
   amqpCapabilities,
   type AmqpTransportOptions,
   type AmqpWire,
+  type ExchangeShape,
 } from '@celeriac/amqp';
 import { celeryAmqpCapabilities } from '@celeriac/celery';
 import { PIDBOX, withCeleryRemoteControl } from '@celeriac/celery/internal';
@@ -54,6 +55,12 @@ export function createAmqpBroker(url: URL, settings: BrokerSettings, store: Brok
   const broker = createSplitBroker(new AmqpTransport(nodes, settings, { ...shape, where }), store);
   // Celery's remote control (`celery inspect`, revoke from Python) lives on RabbitMQ's pidbox exchange.
   return wire ? withCeleryRemoteControl(broker, new AmqpFanout(nodes, where, PIDBOX)) : broker;
+}
+
+/** A fanout (or topic) exchange `exchange` on the RabbitMQ of `url`, on a connection of its own. */
+export function amqpExchange(url: URL, exchange: ExchangeShape): AmqpFanout {
+  const nodes = nodeUrls(url);
+  return new AmqpFanout(nodes, nodes.map(redactUrl).join(', '), exchange);
 }
 
 /** The error for an amqp:// broker without a Redis backend to keep the shared state. */

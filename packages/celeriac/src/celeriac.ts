@@ -27,8 +27,8 @@ import { Worker, type WorkerOptions } from '@celeriac/worker';
 import { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES, CeleryAmqpWire } from '@celeriac/celery';
 import { REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES, type RedisClient } from '@celeriac/redis';
 import { CLUSTER_SCHEMES, isRedisClient, SENTINEL_SCHEMES } from '@celeriac/redis/internal';
-import type { FollowUpSender } from '@celeriac/celery/internal';
-import { amqpBrokerCapabilities, amqpNeedsStore, createAmqpBroker, isAmqpUrl } from './amqp-broker';
+import { amqpEventSender, CELERYEV, type FollowUpSender } from '@celeriac/celery/internal';
+import { amqpBrokerCapabilities, amqpExchange, amqpNeedsStore, createAmqpBroker, isAmqpUrl } from './amqp-broker';
 import type { CeleriacOptions } from './options';
 import { PostgresTransports } from './postgres-transports';
 import { RedisTransports } from './transports';
@@ -109,9 +109,15 @@ export class Celeriac extends CeleriacCore {
     if (postgres) return this.postgres().backend(postgres, settings, codec);
     if (!this.isRedis(target)) return super.createBackend(target, settings, codec);
     if (this.options.protocol === 'celery') {
-      const onAmqp = typeof this.options.broker === 'string' && isAmqpUrl(parseTransportUrl(this.options.broker));
-      const send = onAmqp ? this.celeryAmqpFollowUps() : undefined;
-      return this.redis().celeryBackend(target, settings, this.options.celery, codec, send);
+      const broker = typeof this.options.broker === 'string' ? parseTransportUrl(this.options.broker) : undefined;
+      if (!broker || !isAmqpUrl(broker))
+        return this.redis().celeryBackend(target, settings, this.options.celery, codec);
+      // On RabbitMQ, a chain's next steps go through the broker, and Celery events to its celeryev exchange.
+      const events = amqpExchange(broker, CELERYEV);
+      return this.redis().celeryBackend(target, settings, this.options.celery, codec, {
+        sendFollowUps: this.celeryAmqpFollowUps(),
+        celeryEvents: { send: amqpEventSender(events), close: () => events.close() },
+      });
     }
     return this.redis().backend(target, settings, codec);
   }

@@ -6,8 +6,8 @@
  */
 import type { BackendSettings, BeatStore, BrokerSettings, Codec, ResultBackend, Broker } from '@celeriac/core';
 import { transportUrlText } from '@celeriac/core/internal';
-import { CeleryBackend, CeleryBroker, type CeleryBrokerOptions } from '@celeriac/celery';
-import { CeleryWorkflow, type FollowUpSender } from '@celeriac/celery/internal';
+import { CeleryBackend, CeleryBroker, type CeleryBackendOptions, type CeleryBrokerOptions } from '@celeriac/celery';
+import { CeleryWorkflow } from '@celeriac/celery/internal';
 import { RedisBackend, RedisBeatStore, RedisBroker, RedisConnection, type RedisClient } from '@celeriac/redis';
 
 /** A Redis URL, or an ioredis client the caller made (and closes). */
@@ -34,22 +34,22 @@ export class RedisTransports {
   }
 
   /**
-   * A result backend in Celery's Redis result format (`protocol: 'celery'`); `sendFollowUps` when
-   * the broker is not kombu's Redis (RabbitMQ): where a chain's next steps go.
+   * A result backend in Celery's Redis result format (`protocol: 'celery'`); `elsewhere` when the
+   * broker is not kombu's Redis (RabbitMQ): where a chain's next steps and Celery's events go.
    */
   celeryBackend(
     target: RedisTarget,
     settings: BackendSettings,
     options: CeleryBrokerOptions,
     codec: Codec,
-    sendFollowUps?: FollowUpSender,
+    elsewhere: Pick<CeleryBackendOptions, 'sendFollowUps' | 'celeryEvents'> = {},
   ): ResultBackend {
     return new CeleryBackend(this.connection(target), settings, {
       keyPrefix: options.keyPrefix,
       resultKeyPrefix: options.resultKeyPrefix,
       codec,
       workflow: this.celeryWorkflow(codec),
-      ...(sendFollowUps ? { sendFollowUps } : {}),
+      ...elsewhere,
     });
   }
 

@@ -4,7 +4,8 @@
  * Redis result format. Arguments and keyword arguments, failures with their type, eta (held in
  * RabbitMQ's delay levels on the Celeriac side), retries, a chain whose steps alternate between the
  * two, a pickled message, dead-lettered with its reason while the worker goes on, and Celery's remote
- * control over RabbitMQ's pidbox: `celery inspect ping` answered by a celeriac worker, revokes both ways.
+ * control over RabbitMQ's pidbox: `celery inspect ping` answered by a celeriac worker, revokes both ways;
+ * and Celery events on the `celeryev` exchange, read by a Python receiver as Flower reads them.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import {
   celeryCommand,
   forgetResults,
   pythonCall,
+  PythonEventReceiver,
   PythonWorker,
   type CelerySide,
 } from './support/python-celery';
@@ -49,9 +51,10 @@ describe('protocol celery on RabbitMQ: Celeriac and Python Celery share queues b
 
   const e2e = useE2e('celery-amqp', CELERY_REDIS_URL);
 
-  async function startWorker(): Promise<WorkerProcess> {
+  async function startWorker(env: Record<string, string> = {}): Promise<WorkerProcess> {
     const worker = e2e().workers.spawn('worker', ['-A', CELERY_APP, '-Q', ts.queue, '--pool', 'inline'], {
       CELERIAC_TEST_CELERY_AMQP: vhost.url,
+      ...env,
     });
     await worker.ready();
     return worker;
@@ -180,6 +183,24 @@ describe('protocol celery on RabbitMQ: Celeriac and Python Celery share queues b
       await python.waitFor(new RegExp(`Discarding revoked task: proj\\.add\\[${result.id}\\]`));
     } finally {
       await app.close();
+    }
+  });
+
+  it("Celery events from a celeriac worker reach a Python receiver on RabbitMQ's celeryev exchange", async () => {
+    const receiver = new PythonEventReceiver(ts);
+    try {
+      await receiver.ready;
+      await startWorker({ CELERIAC_TEST_EVENTS: '1' });
+      const made = pythonCall(ts, { task: 'ts.add', args: [2, 3] });
+      const id = await made.id;
+      sent.add(id);
+      await expect(made.outcome).resolves.toEqual({ state: 'SUCCESS', result: 5 });
+      await receiver.waitFor((seen) => seen.event.uuid === id && seen.event.type === 'task-succeeded', 'succeeded');
+      const seen = receiver.ofTask(id);
+      expect(seen.map(({ event }) => event.type)).toEqual(['task-received', 'task-started', 'task-succeeded']);
+      expect(seen[2]).toMatchObject({ task_state: 'SUCCESS', task_name: 'ts.add', event: { result: '5' } });
+    } finally {
+      await receiver.kill();
     }
   });
 

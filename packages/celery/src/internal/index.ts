@@ -6,3 +6,4 @@
 export { CeleryKeys } from '../kombu-redis/keys';
 export { CeleryWorkflow, type FollowUp, type FollowUpSender } from '../protocol/workflow';
 export { PIDBOX, withCeleryRemoteControl } from '../kombu-amqp/remote-control';
+export { amqpEventSender, CELERYEV } from '../kombu-amqp/events';

@@ -31,7 +31,8 @@ import { fromCeleryMeta } from '../protocol/result';
 import type { CeleryWorkflow, FollowUpSender } from '../protocol/workflow';
 import { CELERY_BACKEND_CAPABILITIES } from './capabilities';
 import { countChordParts } from './chord';
-import { CeleryEventLog } from './event-log';
+import type { CeleryEventSender } from '../protocol/events';
+import { CeleryEventLog, redisEventSender } from './event-log';
 import { CeleryKeys } from './keys';
 import { writeResults } from './result-writes';
 
@@ -55,6 +56,11 @@ export interface CeleryBackendOptions {
    * acks. Left out: pushed to kombu's Redis queues in the same MULTI as the records.
    */
   readonly sendFollowUps?: FollowUpSender;
+  /**
+   * Where Celery events go when the broker is not kombu's Redis (RabbitMQ's `celeryev` exchange),
+   * and what closes it with the backend. Left out: kombu's Redis fanout channels.
+   */
+  readonly celeryEvents?: { readonly send: CeleryEventSender; close(): Promise<void> };
 }
 
 /** A ResultBackend in Celery's Redis result format. */
@@ -66,6 +72,7 @@ export class CeleryBackend implements ResultBackend {
   private readonly workflow: CeleryWorkflow;
   private readonly codec: Codec;
   private readonly sendFollowUps: FollowUpSender | undefined;
+  private readonly closeEvents: (() => Promise<void>) | undefined;
   /** Celeriac's event log, each event also sent on Celery's `celeryev` exchange. */
   readonly events: CeleryEventLog;
   private closed = false;
@@ -83,7 +90,11 @@ export class CeleryBackend implements ResultBackend {
     this.workflow = options.workflow;
     this.codec = options.codec;
     this.sendFollowUps = options.sendFollowUps;
-    this.events = new CeleryEventLog(this.inner.events, this.client, options.keyPrefix);
+    this.events = new CeleryEventLog(
+      this.inner.events,
+      options.celeryEvents?.send ?? redisEventSender(this.client, options.keyPrefix),
+    );
+    this.closeEvents = options.celeryEvents ? () => options.celeryEvents!.close() : undefined;
   }
 
   async store(entries: readonly StoreEntry[], events: readonly CeleriacEvent[] = []): Promise<void> {
@@ -182,7 +193,7 @@ export class CeleryBackend implements ResultBackend {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
-    await this.inner.close();
+    await Promise.all([this.inner.close(), this.closeEvents?.()]);
   }
 }
 

@@ -21,6 +21,9 @@ export interface CeleryEvent {
   readonly body: Record<string, unknown>;
 }
 
+/** Sends one Celery event where Celery's receivers listen (the transport's way: Redis, RabbitMQ). */
+export type CeleryEventSender = (event: CeleryEvent) => Promise<unknown>;
+
 /** Celery's Lamport clock of this process: each event a higher value. */
 let clock = 0;
 
