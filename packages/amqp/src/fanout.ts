@@ -22,7 +22,11 @@ export interface FanoutMessage {
   readonly headers?: Record<string, unknown>;
   readonly contentType?: string;
   readonly contentEncoding?: string;
+  readonly correlationId?: string;
 }
+
+/** RabbitMQ's default exchange: it routes to the queue the routing key names (it cannot be declared). */
+export const DEFAULT_EXCHANGE: ExchangeShape = { name: '', type: 'direct', durable: true };
 
 /** How long a listener waits before it declares its queue again after a failed attempt. */
 const RELISTEN_MS = 1_000;
@@ -73,12 +77,13 @@ export class AmqpFanout {
   /** Publishes `message` to `to` (this exchange unless another is given) under `routingKey`. */
   async publish(message: FanoutMessage, to: ExchangeShape = this.exchange, routingKey = ''): Promise<void> {
     const channel = await this.publishing.get();
-    await this.declare(channel, to);
+    if (to.name !== '') await this.declare(channel, to);
     channel.publish(to.name, routingKey, message.content, {
       deliveryMode: 1,
       headers: message.headers ?? {},
       contentType: message.contentType ?? 'application/json',
       contentEncoding: message.contentEncoding ?? 'utf-8',
+      ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
     });
   }
 

@@ -6,7 +6,7 @@ export { AmqpTransport } from './amqp-transport';
 export { AMQP_CAPABILITIES, amqpCapabilities } from './capabilities';
 export { AMQP_DEFAULTS, type AmqpQueueType, type AmqpTransportOptions } from './options';
 export { CELERIAC_WIRE, type AmqpMessage, type AmqpWire, type WireMessage, type WireReading } from './wire';
-export { AmqpFanout, type ExchangeShape, type FanoutMessage } from './fanout';
+export { AmqpFanout, DEFAULT_EXCHANGE, type ExchangeShape, type FanoutMessage } from './fanout';
 
 /** The URL schemes of RabbitMQ. */
 export const AMQP_SCHEMES: readonly string[] = ['amqp:', 'amqps:'];

@@ -22,7 +22,7 @@ import {
 } from '@celeriac/core';
 import { parseTransportUrl, runtimeOf } from '@celeriac/core/internal';
 import { POSTGRES_BACKEND_CAPABILITIES, POSTGRES_BROKER_CAPABILITIES, POSTGRES_SCHEMES } from '@celeriac/postgres';
-import { AMQP_SCHEMES } from '@celeriac/amqp';
+import { AMQP_SCHEMES, DEFAULT_EXCHANGE } from '@celeriac/amqp';
 import { Worker, type WorkerOptions } from '@celeriac/worker';
 import { CELERY_BACKEND_CAPABILITIES, CELERY_BROKER_CAPABILITIES, CeleryAmqpWire } from '@celeriac/celery';
 import { REDIS_BACKEND_CAPABILITIES, REDIS_BROKER_CAPABILITIES, type RedisClient } from '@celeriac/redis';
@@ -114,9 +114,19 @@ export class Celeriac extends CeleriacCore {
         return this.redis().celeryBackend(target, settings, this.options.celery, codec);
       // On RabbitMQ, a chain's next steps go through the broker, and Celery events to its celeryev exchange.
       const events = amqpExchange(broker, CELERYEV);
+      const { wire } = this.celeryAmqp();
       return this.redis().celeryBackend(target, settings, this.options.celery, codec, {
         sendFollowUps: this.celeryAmqpFollowUps(),
         celeryEvents: { send: amqpEventSender(events), close: () => events.close() },
+        // Python callers on `rpc://` read results from their reply queue: sent there too.
+        afterStore: async (entries) => {
+          const replies = wire.rpcReplies(entries);
+          await Promise.all(
+            replies.map(({ routingKey, correlationId, content }) =>
+              events.publish({ content, correlationId }, DEFAULT_EXCHANGE, routingKey),
+            ),
+          );
+        },
       });
     }
     return this.redis().backend(target, settings, codec);

@@ -42,7 +42,7 @@ export class RedisTransports {
     settings: BackendSettings,
     options: CeleryBrokerOptions,
     codec: Codec,
-    elsewhere: Pick<CeleryBackendOptions, 'sendFollowUps' | 'celeryEvents'> = {},
+    elsewhere: Pick<CeleryBackendOptions, 'sendFollowUps' | 'celeryEvents' | 'afterStore'> = {},
   ): ResultBackend {
     return new CeleryBackend(this.connection(target), settings, {
       keyPrefix: options.keyPrefix,

@@ -119,6 +119,22 @@ describe('protocol celery on RabbitMQ: Celeriac and Python Celery share queues b
     await expect(call({ task: 'ts.flaky', args: [2] })).resolves.toEqual({ state: 'SUCCESS', result: 2 });
   });
 
+  it("a Python caller on Celery's rpc:// backend gets a celeriac worker's results from its reply queue", async () => {
+    await startWorker();
+    const rpc: CelerySide = { ...ts, backend: 'rpc://' };
+    // The results are in Redis too (the worker's backend): removed after the suite.
+    const call = async (request: Parameters<typeof pythonCall>[1]) => {
+      const made = pythonCall(rpc, request);
+      sent.add(await made.id);
+      return made.outcome;
+    };
+    await expect(call({ task: 'ts.add', args: [2, 3] })).resolves.toEqual({ state: 'SUCCESS', result: 5 });
+    await expect(call({ task: 'ts.fail', args: ['no'] })).resolves.toMatchObject({
+      state: 'FAILURE',
+      exc_type: 'TypeError',
+    });
+  });
+
   it('a pickled message is dead-lettered with the reason, and the worker goes on serving', async () => {
     await startWorker();
     const id = randomUUID();

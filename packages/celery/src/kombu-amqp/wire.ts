@@ -8,19 +8,29 @@
  * and comes back to the shared queue when due, for either side to run.
  */
 import type { AmqpMessage, AmqpWire, WireMessage, WireReading } from '@celeriac/amqp';
-import type { Codec } from '@celeriac/core';
-import { decodeMessage, encodeMessage } from '@celeriac/core/internal';
+import type { Codec, StoreEntry } from '@celeriac/core';
+import { decodeMessage, encodeMessage, isReadyState } from '@celeriac/core/internal';
 import { decodeBody, fromCeleryPayload, toCeleryPayload } from '../protocol/message';
+import { toCeleryMeta } from '../protocol/result';
 import { JSON_CONTENT_TYPE, type CeleryEmbed, type CeleryHeaders, type CeleryPayload } from '../protocol/payload';
 import type { CeleryWorkflow, FollowUp } from '../protocol/workflow';
 import { CELERY_AMQP } from './capabilities';
 
-/** What a read message leaves for {@link CeleryAmqpWire.leased}: its workflow fields. */
+/** What a read message leaves for {@link CeleryAmqpWire.leased}: its workflow fields, and its reply queue. */
 interface ReadWorkflow {
   readonly id: string;
   readonly rootId: string;
-  readonly embed: CeleryEmbed;
+  readonly embed: CeleryEmbed | undefined;
   readonly headers: CeleryHeaders;
+  /** The queue a Python caller reading results with `rpc://` waits on (its `reply_to`). */
+  readonly replyTo: string | undefined;
+}
+
+/** A result to send to a Python caller's reply queue, as Celery's `rpc://` backend sends it. */
+export interface RpcReply {
+  readonly routingKey: string;
+  readonly correlationId: string;
+  readonly content: Buffer;
 }
 
 /** The Celery wire of `AmqpTransport` (see `@celeriac/amqp`'s `AmqpWire`). */
@@ -30,6 +40,8 @@ export class CeleryAmqpWire implements AmqpWire {
   private readonly readings = new WeakMap<AmqpMessage, ReadWorkflow>();
   /** Embeds of follow-ups being sent (see {@link send}), by task id, taken when encoded. */
   private readonly sending = new Map<string, CeleryEmbed>();
+  /** The reply queues of the tasks leased here that Python sent, until their result is sent. */
+  private readonly replyQueues = new Map<string, string>();
 
   constructor(
     private readonly codec: Codec,
@@ -65,13 +77,35 @@ export class CeleryAmqpWire implements AmqpWire {
     const payload = payloadOf(message);
     const task = fromCeleryPayload(this.codec, payload, queue, (found) => (embed = found));
     const rootId = task.rootId ?? task.id;
-    if (embed) this.readings.set(message, { id: task.id, rootId, embed, headers: payload.headers });
+    // Celeriac's own senders wait on their result backend; a Python sender may wait on its reply queue.
+    const fromPython = payload.headers.x_celeriac === undefined && payload.properties.reply_to !== '';
+    const replyTo = fromPython ? payload.properties.reply_to : undefined;
+    if (embed || replyTo) this.readings.set(message, { id: task.id, rootId, embed, headers: payload.headers, replyTo });
     return { id: task.id, body: encodeMessage(this.codec, task), eta: task.eta };
   }
 
   leased(message: AmqpMessage): void {
     const read = this.readings.get(message);
-    if (read) this.workflow.remember(read.id, read.rootId, read.embed, read.headers);
+    if (read?.embed) this.workflow.remember(read.id, read.rootId, read.embed, read.headers);
+    if (read?.replyTo) this.replyQueues.set(read.id, read.replyTo);
+  }
+
+  /**
+   * The results to send to Python callers' reply queues among `entries` (records just stored): a
+   * final state of a task Python sent, as Celery's `rpc://` backend sends it (the result meta,
+   * `correlation_id` the task id). Without such a caller the message goes nowhere: RabbitMQ drops
+   * what no queue takes on the default exchange, as a Celery worker's reply to a caller that left.
+   */
+  rpcReplies(entries: readonly StoreEntry[]): RpcReply[] {
+    const replies: RpcReply[] = [];
+    for (const { record, resultJson } of entries) {
+      const routingKey = this.replyQueues.get(record.id);
+      if (routingKey === undefined || !isReadyState(record.state)) continue;
+      this.replyQueues.delete(record.id);
+      const content = Buffer.from(toCeleryMeta(record, this.codec, resultJson));
+      replies.push({ routingKey, correlationId: record.id, content });
+    }
+    return replies;
   }
 
   /**

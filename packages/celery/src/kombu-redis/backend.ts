@@ -61,6 +61,11 @@ export interface CeleryBackendOptions {
    * and what closes it with the backend. Left out: kombu's Redis fanout channels.
    */
   readonly celeryEvents?: { readonly send: CeleryEventSender; close(): Promise<void> };
+  /**
+   * Told of every batch once it is stored (after its follow-ups): on RabbitMQ, where the results of
+   * tasks whose Python caller reads them with the `rpc://` backend are also sent to its reply queue.
+   */
+  readonly afterStore?: (entries: readonly StoreEntry[]) => Promise<void>;
 }
 
 /** A ResultBackend in Celery's Redis result format. */
@@ -73,6 +78,7 @@ export class CeleryBackend implements ResultBackend {
   private readonly codec: Codec;
   private readonly sendFollowUps: FollowUpSender | undefined;
   private readonly closeEvents: (() => Promise<void>) | undefined;
+  private readonly afterStore: ((entries: readonly StoreEntry[]) => Promise<void>) | undefined;
   /** Celeriac's event log, each event also sent on Celery's `celeryev` exchange. */
   readonly events: CeleryEventLog;
   private closed = false;
@@ -90,6 +96,7 @@ export class CeleryBackend implements ResultBackend {
     this.workflow = options.workflow;
     this.codec = options.codec;
     this.sendFollowUps = options.sendFollowUps;
+    this.afterStore = options.afterStore;
     this.events = new CeleryEventLog(
       this.inner.events,
       options.celeryEvents?.send ?? redisEventSender(this.client, options.keyPrefix),
@@ -113,6 +120,7 @@ export class CeleryBackend implements ResultBackend {
       );
     }
     if (sendFollowUps && writes.followUps.length > 0) await sendFollowUps(writes.followUps);
+    await this.afterStore?.(entries.filter((entry) => !writes.refused.has(entry.record.id)));
     if (writes.refused.size > 0) throw new RecordsRefusedError(writes.refused);
   }
 

@@ -23,13 +23,15 @@ export interface CelerySide {
   readonly remoteControl?: boolean;
   /** The broker, when not Redis: an amqp:// URL (results stay in Redis). */
   readonly broker?: string;
+  /** The Python side's result backend, when not the Redis one: `rpc://` (results as messages). */
+  readonly backend?: string;
 }
 
 function environment(side: CelerySide): NodeJS.ProcessEnv {
   return {
     ...process.env,
     PROJ_BROKER: side.broker ?? CELERY_REDIS_URL,
-    PROJ_BACKEND: CELERY_REDIS_URL,
+    PROJ_BACKEND: side.backend ?? CELERY_REDIS_URL,
     CELERY_KEYPREFIX: side.keyPrefix,
     CELERY_QUEUE: side.queue,
     CELERY_VISIBILITY: String(side.visibility ?? 3600),
