@@ -36,9 +36,6 @@ function celeryBroker(settings: BrokerSettings): CeleryBroker {
   return new CeleryBroker(new RedisConnection(CELERY_REDIS_URL), settings, options, codec, new CeleryWorkflow(codec));
 }
 
-runBrokerConformance(
-  'celery on redis',
-  CELERY_BROKER_CAPABILITIES,
-  brokerPair(celeryBroker, CELERY_REDIS_URL),
-  { bodies: CELERY_BODIES },
-);
+runBrokerConformance('celery on redis', CELERY_BROKER_CAPABILITIES, brokerPair(celeryBroker, CELERY_REDIS_URL), {
+  bodies: CELERY_BODIES,
+});
