@@ -113,17 +113,18 @@ export class Celeriac extends CeleriacCore {
       if (!broker || !isAmqpUrl(broker))
         return this.redis().celeryBackend(target, settings, this.options.celery, codec);
       // On RabbitMQ, a chain's next steps go through the broker, and Celery events to its celeryev exchange.
-      const events = amqpExchange(broker, CELERYEV);
+      // One connection of its own for Celery's broadcasts: events, and results to rpc:// callers.
+      const broadcasts = amqpExchange(broker, CELERYEV);
       const { wire } = this.celeryAmqp();
       return this.redis().celeryBackend(target, settings, this.options.celery, codec, {
         sendFollowUps: this.celeryAmqpFollowUps(),
-        celeryEvents: { send: amqpEventSender(events), close: () => events.close() },
+        celeryEvents: { send: amqpEventSender(broadcasts), close: () => broadcasts.close() },
         // Python callers on `rpc://` read results from their reply queue: sent there too.
         afterStore: async (entries) => {
           const replies = wire.rpcReplies(entries);
           await Promise.all(
             replies.map(({ routingKey, correlationId, content }) =>
-              events.publish({ content, correlationId }, DEFAULT_EXCHANGE, routingKey),
+              broadcasts.publish({ content, correlationId }, DEFAULT_EXCHANGE, routingKey),
             ),
           );
         },

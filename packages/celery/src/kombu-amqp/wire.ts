@@ -57,7 +57,7 @@ export class CeleryAmqpWire implements AmqpWire {
     const message = decodeMessage(this.codec, body);
     // A retry or a lost delivery keeps what runs after the task (a Celery chain, callbacks).
     const embed = this.takeSending(message.id) ?? (previous ? embedOf(previous) : undefined);
-    return wireMessage(toCeleryPayload(this.codec, message, embed));
+    return wireMessage(toCeleryPayload(this.codec, message, embed, 'text'));
   }
 
   copy(message: AmqpMessage): WireMessage {
@@ -138,10 +138,10 @@ export class CeleryAmqpWire implements AmqpWire {
   }
 }
 
-/** The AMQP message of a Celery payload: the body as bytes (kombu's Redis base64 undone), headers as headers. */
+/** The AMQP message of a Celery payload whose body is the JSON text: the body as bytes, headers as headers. */
 function wireMessage(payload: CeleryPayload): WireMessage {
   return {
-    content: Buffer.from(payload.body, 'base64'),
+    content: Buffer.from(payload.body, 'utf8'),
     headers: withoutUndefined(payload.headers),
     contentType: payload['content-type'],
     contentEncoding: payload['content-encoding'],
@@ -164,8 +164,7 @@ function payloadOf(message: AmqpMessage): CeleryPayload {
       delivery_mode: typeof properties.deliveryMode === 'number' ? properties.deliveryMode : 2,
       delivery_info: { exchange: fields.exchange, routing_key: fields.routingKey },
       priority: typeof properties.priority === 'number' ? properties.priority : 0,
-      // The body is the JSON text itself on AMQP (base64 is kombu's Redis transport's).
-      body_encoding: undefined as unknown as 'base64',
+      // No body_encoding: the body is the JSON text itself on AMQP (base64 is kombu's Redis transport's).
       delivery_tag: String(fields.deliveryTag),
     },
   };

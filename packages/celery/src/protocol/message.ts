@@ -26,8 +26,16 @@ type CeleriacExtras = Pick<
 const EMPTY_EMBED: CeleryEmbed = { callbacks: null, errbacks: null, chain: null, chord: null };
 const ORIGIN = `celeriac@${hostname()}`;
 
-/** The Celery message for a Celeriac task message. */
-export function toCeleryPayload(codec: Codec, message: TaskMessage, given?: CeleryEmbed): CeleryPayload {
+/**
+ * The Celery message for a Celeriac task message: its body base64 as kombu's Redis transport writes
+ * it, or (`bodyEncoding: 'text'`) the JSON text itself, as on AMQP.
+ */
+export function toCeleryPayload(
+  codec: Codec,
+  message: TaskMessage,
+  given?: CeleryEmbed,
+  bodyEncoding: 'base64' | 'text' = 'base64',
+): CeleryPayload {
   // A plain chain travels as Celery's own, so a Python worker running a step sends the next one.
   const chain = given ? undefined : celeryChainOf(message.workflow, message.queue);
   const embed = given ?? (chain ? { ...EMPTY_EMBED, chain } : EMPTY_EMBED);
@@ -44,8 +52,9 @@ export function toCeleryPayload(codec: Codec, message: TaskMessage, given?: Cele
     ...(message.dependsOn !== undefined ? { dependsOn: message.dependsOn } : {}),
     ...(message.limits !== undefined ? { limits: message.limits } : {}),
   };
+  const body = stringifyKombuJson([args, named, embed]);
   return {
-    body: Buffer.from(stringifyKombuJson([args, named, embed])).toString('base64'),
+    body: bodyEncoding === 'base64' ? Buffer.from(body).toString('base64') : body,
     'content-encoding': 'utf-8',
     'content-type': JSON_CONTENT_TYPE,
     headers: {
@@ -73,7 +82,7 @@ export function toCeleryPayload(codec: Codec, message: TaskMessage, given?: Cele
       delivery_mode: 2,
       delivery_info: { exchange: '', routing_key: message.queue },
       priority: message.priority,
-      body_encoding: 'base64',
+      ...(bodyEncoding === 'base64' ? { body_encoding: 'base64' as const } : {}),
       delivery_tag: randomUUID(),
     },
   };

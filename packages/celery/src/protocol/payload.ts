@@ -56,7 +56,8 @@ export interface CeleryProperties {
   delivery_mode: number;
   delivery_info: { exchange: string; routing_key: string };
   priority: number;
-  body_encoding: 'base64';
+  /** Absent: the body is the JSON text itself (on AMQP); kombu's Redis transport writes it base64. */
+  body_encoding?: 'base64';
   delivery_tag: string;
 }
 
