@@ -14,6 +14,12 @@ import { isCluster, masterFor, type RedisClient } from './redis-client';
 import { defineScripts } from '../scripting/scripts';
 import { isUnrefWhenIdle, unrefWhenIdle } from './idle-unref';
 
+/**
+ * How long a call that CLIENT UNBLOCK did not find may take to settle by itself before its connection
+ * is dropped (ms): a reply already on its way arrives well within it.
+ */
+const UNBLOCK_MISS_GRACE_MS = 2_000;
+
 /** Thrown by a blocking call whose connection was dropped before it settled: to end it, or past its bound. */
 export class BlockingCallDropped extends Error {
   constructor() {
@@ -41,6 +47,8 @@ export class BlockingClient {
   /** The ioredis client; run blocking commands on it. */
   readonly client: RedisClient;
   private id: number | undefined;
+  /** Counts CLIENT ID lookups, so that a late answer to an earlier one is ignored. */
+  private lookups = 0;
   private idKnown: Promise<void>;
   /** On a cluster: the key the next wait blocks on, which tells the node to unblock. */
   private key: string | undefined;
@@ -79,9 +87,12 @@ export class BlockingClient {
   }
 
   private learnId(node: Redis): Promise<void> {
+    // Only the latest lookup counts: one for an earlier wait, on another master of a cluster, may
+    // answer after it, and its id would name a connection of that master.
+    const lookup = ++this.lookups;
     this.id = undefined;
     return node.client('ID').then(
-      (id) => void (this.id = Number(id)),
+      (id) => void (lookup === this.lookups && (this.id = Number(id))),
       () => undefined,
     );
   }
@@ -89,18 +100,26 @@ export class BlockingClient {
   /**
    * Runs one blocking command so that it always ends: early when `signal` aborts (before the command
    * is sent, it is not; once it waits, CLIENT UNBLOCK ends it, or the connection is dropped when
-   * nothing could be unblocked), by dropping the connection past `bound`, and at once when the
-   * connection is dropped, whatever ioredis does with the command it was given.
+   * nothing could be unblocked and the call does not settle soon after), by dropping the connection
+   * past `bound`, and at once when the connection is dropped, whatever ioredis does with the command
+   * it was given.
    * @throws BlockingCallDropped when the connection was dropped first, or the signal aborted before
    * the command was sent; the command's own error otherwise.
    */
   async call<T>(options: BlockingCallOptions, command: (client: RedisClient) => Promise<T>): Promise<T> {
     const { via, signal, key, bound } = options;
     let settled = false;
+    let unblockedLate: NodeJS.Timeout | undefined;
     const end = () =>
       void this.unblock(via).then((unblocked) => {
-        // No such call on the (slot's) master: it waits on a master that failed over.
-        if (!unblocked && !settled) this.disconnect();
+        // No such call on the (slot's) master: most often it has just ended by itself and its reply
+        // (with whatever was queued behind it) is on its way, so dropping the connection now would
+        // lose that reply. Only a call still unsettled a while later waits on a master that failed over.
+        if (!unblocked && !settled) {
+          unblockedLate = setTimeout(() => {
+            if (!settled) this.disconnect();
+          }, UNBLOCK_MISS_GRACE_MS);
+        }
       });
     const guard = setTimeout(() => {
       if (!settled) this.disconnect();
@@ -114,6 +133,7 @@ export class BlockingClient {
     } finally {
       settled = true;
       clearTimeout(guard);
+      clearTimeout(unblockedLate);
       signal?.removeEventListener('abort', end);
     }
   }
