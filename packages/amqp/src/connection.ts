@@ -6,6 +6,7 @@
  * requeues the unacked messages of a closed channel itself).
  */
 import { connect, type ChannelModel } from 'amqplib';
+import { coalesceWrites } from './coalesced-writes';
 import { connectFailed, transportClosed } from './amqp-errors';
 
 /** The connection's state (see the module comment). */
@@ -82,6 +83,7 @@ export class AmqpConnection {
     this.state = 'open';
     this.lastFailure = undefined;
     this.model = model;
+    coalesceWrites(model);
     // An error always comes with a close; the close is what counts.
     model.on('error', () => undefined);
     model.on('close', () => {
