@@ -102,6 +102,7 @@ export class Scheduler {
       this.options.logger,
       () => this.leadership.leading,
       (fired, kind) => this.emit(kind, fired),
+      (name, slot) => store.settleClaim(name, slot),
     );
     this.leadership = new Leadership(store, this.options, {
       onLeading: () => {
@@ -228,16 +229,18 @@ export class Scheduler {
   }
 
   /**
-   * Exactly once across a leader's death. The leader claims a slot and then sends its task; one that
-   * dies in between leaves the slot claimed and unsent. So a new leader looks at each entry's last
-   * claimed slot, if it was claimed at most two leases before the take-over (a leader that died
-   * right after its claim had renewed its lease at most then, so the lease ran out within one lease
-   * of the claim, and a standby takes it when it runs out), and sends it again, with the same id,
-   * when the result backend has no record of that id:
+   * Exactly once across a leader's death. The leader claims a slot, sends its task, and settles the
+   * claim once the broker accepted the task; one that dies before it settled leaves the slot claimed.
+   * So a new leader looks at each entry's last unsettled claim, if it was claimed at most two leases
+   * before the take-over (a leader that died right after its claim had renewed its lease at most
+   * then, so the lease ran out within one lease of the claim, and a standby takes it when it runs
+   * out), and sends it again, with the same id, when the result backend has no record of that id:
    *
    * - never sent: no record, not in the broker: this send is its firing;
-   * - sent, still waiting or running: no record yet, but the broker skips a publish of an id it
-   *   holds, so the copy is a no-op (logged and emitted as `resent` all the same);
+   * - sent, and the leader died before it settled the claim (one round trip), still waiting or
+   *   running: no record yet. A broker that skips a publish of an id it holds makes the copy a
+   *   no-op (logged and emitted as `resent` all the same); one that does not (RabbitMQ, the Celery
+   *   protocol) queues it, and the task runs twice;
    * - sent and finished: workers store the record (SUCCESS also for `ignoreResult`, FAILURE,
    *   REVOKED) before they ack, so it is there and nothing is sent;
    * - finished long ago, record expired: the two-lease limit keeps it from being sent again

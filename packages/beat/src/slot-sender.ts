@@ -49,6 +49,8 @@ export class SlotSender {
     /** True while this scheduler leads: retries stop when it turns false. */
     private readonly leading: () => boolean,
     private readonly onSent: (fired: FiredSlot, kind: SendKind) => void,
+    /** Tells the beat store that the slot's task reached the broker (see BeatStore.settleClaim). */
+    private readonly settle: (name: string, slot: number) => Promise<void>,
   ) {}
 
   /** Sends once and resolves; a failed send goes on in the background while this scheduler leads. */
@@ -90,6 +92,10 @@ export class SlotSender {
       );
       return false;
     }
+    // Not settled (the store unreachable): a scheduler taking over may send it again, as before.
+    await this.settle(entry.name, slot).catch((error: unknown) =>
+      this.logger.debug({ entry: entry.name, id, error: String(error) }, `Could not settle the claim of ${entry.name}`),
+    );
     const fired: FiredSlot = { entry: entry.name, task: entry.task, slot, id, late: this.clock.now() - slot };
     this.logger.info(
       { ...fired, slot: new Date(slot).toISOString() },

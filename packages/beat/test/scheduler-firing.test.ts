@@ -72,8 +72,8 @@ describe('scheduler: firing', () => {
     await advance(120_000);
     expect(fired).toHaveLength(2);
     const counts = calls.reduce<Record<string, number>>((all, call) => ({ ...all, [call]: (all[call] ?? 0) + 1 }), {});
-    // 120 s at one renewal every 3.333 s; nothing else between the two claims.
-    expect(counts).toEqual({ acquireLease: 36, claimSlot: 2 });
+    // 120 s at one renewal every 3.333 s; nothing else between the two claims (each settled once sent).
+    expect(counts).toEqual({ acquireLease: 36, claimSlot: 2, settleClaim: 2 });
   });
 
   it('fires a one-off date once and then nothing', async () => {

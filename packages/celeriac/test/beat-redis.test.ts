@@ -6,6 +6,7 @@
  */
 import { ManualClock, every, type Celeriac, type FiredSlot, type Scheduler } from 'celeriac';
 import { deferred } from '@celeriac/core/testing';
+import { KeySpace } from '@celeriac/redis/internal';
 import { RedisFixture } from '@celeriac/test-support';
 
 describe('beat on Redis', () => {
@@ -112,9 +113,13 @@ describe('beat on Redis', () => {
     const before = await run(app);
     await clock.advance(30_000, () => before.idle()); // 10:01:00: both claimed and sent
     await before.close();
-    // As if the broker never got 'lost' (its leader died before sending it), while a worker ran 'done'.
+    // As if the broker never got 'lost' (its leader died before sending it, so before it settled the
+    // claim), while a worker ran 'done'.
     expect(await app.broker.purge('default')).toHaveLength(2);
     const slot = Date.parse('2024-05-01T10:01:00Z');
+    const beatKeys = new KeySpace(fixture.prefix).beat;
+    expect(await fixture.redis().hgetall(beatKeys.claimed)).toEqual({});
+    await fixture.redis().hset(beatKeys.claimed, 'lost', String(slot), 'done', String(slot));
     await app.backend.store([
       { record: { id: `beat:done:${slot}`, state: 'SUCCESS', task: 'tick', date: clock.now() }, ttl: 60_000 },
     ]);

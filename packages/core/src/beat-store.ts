@@ -129,6 +129,12 @@ export interface BeatStore {
    * slot whose task never reached the broker.
    */
   lastClaims(): Promise<ReadonlyMap<string, ClaimedSlot>>;
+  /**
+   * Forgets the claim of the entry's `slot` (not a later one) once its task reached the broker, so
+   * that `lastClaims` no longer lists it and a scheduler that takes over does not send it again (on
+   * a broker that queues a second copy of an id, it would run twice).
+   */
+  settleClaim(name: string, slot: number): Promise<void>;
   /** The entries added at run time. */
   listEntries(): Promise<StoredBeatEntry[]>;
   /** Adds or replaces an entry and tells every listener. */

@@ -88,6 +88,10 @@ export class MemoryBeatStore implements BeatStore {
     return claims;
   }
 
+  async settleClaim(name: string, slot: number): Promise<void> {
+    if (this.slots.get(name) === slot) this.claimedAt.delete(name);
+  }
+
   async listEntries(): Promise<StoredBeatEntry[]> {
     return [...this.entries.values()].map((text) => JSON.parse(text) as StoredBeatEntry);
   }

@@ -130,6 +130,14 @@ export class PostgresBeatStore implements BeatStore {
     return new Map(rows.map((row) => [row.name, { slot: Number(row.slot), at: Number(row.at) }]));
   }
 
+  async settleClaim(name: string, slot: number): Promise<void> {
+    await this.query(
+      'settle a beat claim',
+      `UPDATE ${this.t.slots} SET claimed_at = NULL WHERE name = $1 AND slot = $2 AND claimed_at IS NOT NULL`,
+      [name, Math.round(slot)],
+    );
+  }
+
   async listEntries(): Promise<StoredBeatEntry[]> {
     const rows = await this.query<{ name: string; entry: string }>(
       'list the beat entries',

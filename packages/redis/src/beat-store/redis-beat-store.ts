@@ -12,7 +12,7 @@ import { runScript } from '../scripting/scripts';
 import { unavailable } from '../connection/unavailable';
 
 /** The scripts of the beat store, each on the beat keys it names. */
-type BeatScript = 'beatLease' | 'beatRelease' | 'beatSync' | 'beatClaim' | 'beatPut' | 'beatRemove';
+type BeatScript = 'beatLease' | 'beatRelease' | 'beatSync' | 'beatClaim' | 'beatSettle' | 'beatPut' | 'beatRemove';
 
 /** A BeatStore on Redis, sharing the app's connection set. */
 export class RedisBeatStore implements BeatStore {
@@ -88,6 +88,10 @@ export class RedisBeatStore implements BeatStore {
       if (slot !== undefined) claims.set(name, { slot: Number(slot), at: Number(at) });
     }
     return claims;
+  }
+
+  async settleClaim(name: string, slot: number): Promise<void> {
+    await this.script('beatSettle', [name, String(slot)], 'settle a beat claim');
   }
 
   async listEntries(): Promise<StoredBeatEntry[]> {

@@ -39,6 +39,7 @@ export const SCRIPT_KEYS = {
   beatRelease: ['lease'],
   beatSync: ['lease', 'slots', 'fingerprints', 'claimed'],
   beatClaim: ['lease', 'slots', 'claimed'],
+  beatSettle: ['slots', 'claimed'],
   beatPut: ['entries'],
   beatRemove: ['entries', 'slots', 'fingerprints', 'claimed'],
 } as const satisfies Record<string, readonly string[] | VariadicKeys>;

@@ -127,6 +127,30 @@ export function slotCases(open: OpenBeatStore): void {
     expect([...(await store.lastClaims()).keys()]).toEqual(['a']);
   });
 
+  it('settleClaim forgets a claim whose task was sent, never a later claim; the slot stays fired', async () => {
+    const { store, writer } = await open();
+    await store.acquireLease('leader', 60_000);
+    await store.syncSlots('leader', [
+      { name: 'a', fingerprint: 'f', since: T },
+      { name: 'b', fingerprint: 'f', since: T },
+    ]);
+    await store.claimSlot('leader', 'a', T + 1_000, T + 1_002);
+    await store.claimSlot('leader', 'b', T + 1_000, T + 1_003);
+    await writer.settleClaim('a', T + 1_000);
+    expect(await store.lastClaims()).toEqual(new Map([['b', { slot: T + 1_000, at: T + 1_003 }]]));
+    expect(await store.claimSlot('leader', 'a', T + 1_000, T + 1_005)).toBe('stale');
+    // A late settle of an earlier slot leaves the later claim listed.
+    await store.claimSlot('leader', 'b', T + 2_000, T + 2_001);
+    await writer.settleClaim('b', T + 1_000);
+    expect(await store.lastClaims()).toEqual(new Map([['b', { slot: T + 2_000, at: T + 2_001 }]]));
+    expect(await store.lastSlots()).toEqual(
+      new Map([
+        ['a', T + 1_000],
+        ['b', T + 2_000],
+      ]),
+    );
+  });
+
   it('removeEntry drops the claim with the slot', async () => {
     const { store, writer } = await open();
     await store.acquireLease('leader', 60_000);
