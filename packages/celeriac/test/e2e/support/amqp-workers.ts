@@ -1,7 +1,7 @@
 /**
- * What the RabbitMQ end-to-end tests share: `celeriac worker` processes on fixtures/amqp-app.js, a
- * sending app, and the tally file the app's tally tasks append to, on the broker `brokerUrl` names
- * (results on Redis, under the test's prefix).
+ * What the RabbitMQ end-to-end tests share: `celeriac worker` and `celeriac beat` processes on
+ * fixtures/amqp-app.js, a sending app, and the tally file the app's tally tasks append to, on the
+ * broker `brokerUrl` names (results and beat state on Redis, under the test's prefix).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +21,8 @@ export interface AmqpWorkers {
   sender(): Celeriac;
   /** Starts a worker with `args` (`-c 4`, ...). */
   worker(args: string[]): WorkerProcess;
+  /** Starts a scheduler with `args` (`--lease 2s`, ...), firing the fixture's `tick` entry every second. */
+  beat(args: string[]): WorkerProcess;
   /** The values the tally tasks ran with, once each run. */
   tallied(): string[];
 }
@@ -35,17 +37,15 @@ export function useAmqpWorkers(label: string, brokerUrl: () => string): AmqpWork
     client = undefined;
     rmSync(tally, { force: true });
   });
+  const env = () => ({ CELERIAC_TEST_AMQP_URL: brokerUrl(), CELERIAC_TEST_TALLY_FILE: tally });
   return {
     e2e,
     sender: () => {
       client = new Celeriac({ broker: brokerUrl(), backend: REDIS_URL, prefix: e2e().fixture.prefix });
       return client;
     },
-    worker: (args) =>
-      e2e().workers.spawn('worker', ['-A', AMQP_APP, ...args], {
-        CELERIAC_TEST_AMQP_URL: brokerUrl(),
-        CELERIAC_TEST_TALLY_FILE: tally,
-      }),
+    worker: (args) => e2e().workers.spawn('worker', ['-A', AMQP_APP, ...args], env()),
+    beat: (args) => e2e().workers.spawn('beat', ['-A', AMQP_APP, ...args], { ...env(), CELERIAC_TEST_BEAT: 'on' }),
     tallied: () => (existsSync(tally) ? readFileSync(tally, 'utf8').trim().split('\n') : []),
   };
 }
