@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { Celeriac } from 'celeriac';
 import { Redis } from 'ioredis';
+import { deleteKeys } from './redis-stats';
 
 const run = promisify(execFile);
 const BASE = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -61,10 +62,15 @@ async function rawDrain(url: string, count: number, prefetch: number, type: Queu
 /** The queue types compared. */
 type QueueType = 'quorum' | 'classic';
 
+/** The prefixes of the lane's apps: their keys in Redis are removed at the end. */
+const prefixes: string[] = [];
+
 /** A Celeriac app on the bench's vhost under a fresh prefix, results on Redis. */
 function celeriacApp(url: string, type: QueueType = 'quorum'): Celeriac {
   const broker = type === 'classic' ? `${url}?queueType=classic` : url;
-  return new Celeriac({ broker, backend: REDIS, prefix: `bench-amqp-${randomUUID().slice(0, 8)}` });
+  const prefix = `bench-amqp-${randomUUID().slice(0, 8)}`;
+  prefixes.push(prefix);
+  return new Celeriac({ broker, backend: REDIS, prefix });
 }
 
 /** Celeriac: `count` no-op tasks sent (and confirmed) first, then a worker at `concurrency`; tasks/s of the drain. */
@@ -243,6 +249,10 @@ async function main(): Promise<void> {
     for (const [what, raw, celeriac] of rows) console.log(`| ${what} | ${raw} | ${celeriac} |`);
   } finally {
     await run('rabbitmqctl', ['delete_vhost', vhost]);
+    // The results of a drain stay for a day: a keyspace grown by runs slows every SCAN on this Redis.
+    const admin = new Redis(REDIS);
+    for (const prefix of prefixes) await deleteKeys(admin, `${prefix}:*`);
+    admin.disconnect();
   }
 }
 
