@@ -4,20 +4,14 @@ import { createSplitBroker, splitCapabilities } from '@celeriac/core/internal';
 import { runBrokerConformance } from '@celeriac/core/testing';
 import { AMQP_CAPABILITIES, amqpCapabilities, AmqpTransport, type AmqpTransportOptions } from '@celeriac/amqp';
 import { REDIS_BROKER_CAPABILITIES, RedisBroker, RedisConnection } from '@celeriac/redis';
-import { brokerPair, createTestVhost, REDIS_URL, type TestVhost, VHOST_TIMEOUT } from '@celeriac/test-support';
+import { brokerPair, REDIS_URL, useTestVhost } from '@celeriac/test-support';
 
-let vhost: TestVhost;
-beforeAll(async () => {
-  vhost = await createTestVhost('conformance');
-}, VHOST_TIMEOUT);
-afterAll(async () => {
-  await vhost.remove();
-}, VHOST_TIMEOUT);
+const vhost = useTestVhost('conformance');
 
 /** RabbitMQ for the messages and Redis for the rest, as an amqp:// app joins them. */
 function splitBroker(settings: BrokerSettings, options: AmqpTransportOptions = {}) {
   return createSplitBroker(
-    new AmqpTransport(vhost.url, settings, options),
+    new AmqpTransport(vhost().url, settings, options),
     new RedisBroker(new RedisConnection(REDIS_URL), settings),
   );
 }

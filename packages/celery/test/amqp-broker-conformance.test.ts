@@ -15,7 +15,7 @@ import { AmqpTransport } from '@celeriac/amqp';
 import { celeryAmqpCapabilities, CeleryAmqpWire } from '@celeriac/celery';
 import { CeleryWorkflow } from '@celeriac/celery/internal';
 import { REDIS_BROKER_CAPABILITIES, RedisBroker, RedisConnection } from '@celeriac/redis';
-import { brokerPair, createTestVhost, REDIS_URL, type TestVhost, VHOST_TIMEOUT } from '@celeriac/test-support';
+import { brokerPair, REDIS_URL, useTestVhost } from '@celeriac/test-support';
 
 const codec = new Codec();
 
@@ -32,19 +32,13 @@ class PrefixedCeleryWire extends CeleryAmqpWire {
   }
 }
 
-let vhost: TestVhost;
-beforeAll(async () => {
-  vhost = await createTestVhost('celery-conformance');
-}, VHOST_TIMEOUT);
-afterAll(async () => {
-  await vhost.remove();
-}, VHOST_TIMEOUT);
+const vhost = useTestVhost('celery-conformance');
 
 /** RabbitMQ in Celery's layout for the messages and Redis for the rest, as an app with protocol 'celery' joins them. */
 function splitBroker(settings: BrokerSettings) {
   const wire = new PrefixedCeleryWire(codec, new CeleryWorkflow(codec));
   return createSplitBroker(
-    new AmqpTransport(vhost.url, settings, { queueType: 'classic', delayLead: 0, wire }),
+    new AmqpTransport(vhost().url, settings, { queueType: 'classic', delayLead: 0, wire }),
     new RedisBroker(new RedisConnection(REDIS_URL), settings),
   );
 }

@@ -57,7 +57,14 @@ export { dropSchema, freshPostgresPrefix, POSTGRES_URL, withPostgres } from './p
 export { PostgresServer, type PostgresServerOptions, type PostgresStopMode } from './postgres-server';
 export { untilTrue } from './until';
 export { brokerPair } from './broker-pair';
-export { createTestVhost, RABBITMQ_BASE_URL, rabbitmqctl, VHOST_TIMEOUT, type TestVhost } from './rabbitmq-fixture';
+export {
+  createTestVhost,
+  RABBITMQ_BASE_URL,
+  rabbitmqctl,
+  useTestVhost,
+  VHOST_TIMEOUT,
+  type TestVhost,
+} from './rabbitmq-fixture';
 export {
   quorumLeader,
   RABBIT_NODE_TIMEOUT,

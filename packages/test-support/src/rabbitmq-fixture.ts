@@ -46,3 +46,21 @@ export async function createTestVhost(label: string): Promise<TestVhost> {
     },
   };
 }
+
+/**
+ * Gives the calling test file a vhost of its own: made before its tests, deleted after them (both
+ * within {@link VHOST_TIMEOUT}). Returns the vhost, for use inside tests and hooks.
+ */
+export function useTestVhost(label: string): () => TestVhost {
+  let vhost: TestVhost | undefined;
+  beforeAll(async () => {
+    vhost = await createTestVhost(label);
+  }, VHOST_TIMEOUT);
+  afterAll(async () => {
+    await vhost?.remove();
+  }, VHOST_TIMEOUT);
+  return () => {
+    if (!vhost) throw new Error(`The vhost of ${label} is made in beforeAll: use it inside a test or hook.`);
+    return vhost;
+  };
+}

@@ -3,24 +3,10 @@
  * wrong credentials, a missing vhost and a queue declared otherwise before.
  */
 import { connect } from 'amqplib';
-import {
-  captureLogs,
-  createTestVhost,
-  freshPrefix,
-  RABBITMQ_BASE_URL,
-  REDIS_URL,
-  type TestVhost,
-  VHOST_TIMEOUT,
-} from '@celeriac/test-support';
+import { captureLogs, freshPrefix, RABBITMQ_BASE_URL, REDIS_URL, useTestVhost } from '@celeriac/test-support';
 import { Celeriac } from 'celeriac';
 
-let vhost: TestVhost;
-beforeAll(async () => {
-  vhost = await createTestVhost('options');
-}, VHOST_TIMEOUT);
-afterAll(async () => {
-  await vhost.remove();
-}, VHOST_TIMEOUT);
+const vhost = useTestVhost('options');
 
 const apps: Celeriac[] = [];
 afterEach(async () => {
@@ -37,7 +23,7 @@ function appOn(broker: string): Celeriac {
 describe('amqp:// apps', () => {
   it('refuse to be made without a Redis backend for the shared state, saying to add one', () => {
     for (const backend of [undefined, 'memory://']) {
-      expect(() => new Celeriac({ broker: vhost.url, ...(backend ? { backend } : {}) })).toThrow(
+      expect(() => new Celeriac({ broker: vhost().url, ...(backend ? { backend } : {}) })).toThrow(
         expect.objectContaining({
           code: 'CELERIAC_INVALID_OPTION',
           message: expect.stringContaining("backend: 'redis://"),
@@ -47,14 +33,14 @@ describe('amqp:// apps', () => {
   });
 
   it('refuse a queueType other than quorum or classic', () => {
-    expect(() => new Celeriac({ broker: `${vhost.url}?queueType=lazy`, backend: REDIS_URL })).toThrow(
+    expect(() => new Celeriac({ broker: `${vhost().url}?queueType=lazy`, backend: REDIS_URL })).toThrow(
       expect.objectContaining({ code: 'CELERIAC_INVALID_OPTION', message: expect.stringContaining('queueType') }),
     );
   });
 
   it('refuse a consumerTimeout that is not a whole number of ms from 1,000, naming the parameter', () => {
     for (const value of ['soon', '500', '1.5e3x']) {
-      expect(() => new Celeriac({ broker: `${vhost.url}?consumerTimeout=${value}`, backend: REDIS_URL })).toThrow(
+      expect(() => new Celeriac({ broker: `${vhost().url}?consumerTimeout=${value}`, backend: REDIS_URL })).toThrow(
         expect.objectContaining({
           code: 'CELERIAC_INVALID_OPTION',
           message: expect.stringContaining(`consumerTimeout is ${value}`),
@@ -64,7 +50,7 @@ describe('amqp:// apps', () => {
   });
 
   it('fail a send at once, with what to check, for wrong credentials and a missing vhost', async () => {
-    const wrongPassword = appOn(`${vhost.url.replace('guest:guest', 'guest:wrong')}`);
+    const wrongPassword = appOn(`${vhost().url.replace('guest:guest', 'guest:wrong')}`);
     await expect(wrongPassword.sendTask('t.any', []).sent).rejects.toMatchObject({
       code: 'CELERIAC_BROKER_UNAVAILABLE',
       message: expect.stringContaining('user name and password'),
@@ -77,9 +63,9 @@ describe('amqp:// apps', () => {
   });
 
   it('name the queue and the argument when a queue exists with other arguments', async () => {
-    const app = appOn(vhost.url);
+    const app = appOn(vhost().url);
     const queue = `${app.options.prefix}.default`;
-    const connection = await connect(vhost.url);
+    const connection = await connect(vhost().url);
     try {
       const channel = await connection.createChannel();
       await channel.assertQueue(queue, { durable: true });
@@ -94,7 +80,7 @@ describe('amqp:// apps', () => {
   });
 
   it('run tasks end to end with an in-process worker, results on Redis', async () => {
-    const app = appOn(vhost.url);
+    const app = appOn(vhost().url);
     const add = app.task('t.add', (a: number, b: number) => a + b);
     await app.worker({ concurrency: 2, pool: 'inline' }).start();
     await expect(add.delay(2, 3).get({ timeout: 10_000 })).resolves.toBe(5);
@@ -106,10 +92,10 @@ describe('amqp:// apps', () => {
   });
 
   it('dead-letter a garbage message with a reason, and go on serving', async () => {
-    const app = appOn(vhost.url);
+    const app = appOn(vhost().url);
     const add = app.task('t.add', (a: number, b: number) => a + b);
     await add.delay(0, 0).sent; // declares the queue
-    const connection = await connect(vhost.url);
+    const connection = await connect(vhost().url);
     try {
       const channel = await connection.createConfirmChannel();
       channel.publish('', `${app.options.prefix}.default`, Buffer.from('not a task'), { messageId: 'garbage' });

@@ -5,7 +5,7 @@
  * a prefork pool child killed with kill -9 under load.
  */
 import { randomUUID } from 'node:crypto';
-import { createTestVhost, type TestVhost, VHOST_TIMEOUT } from '@celeriac/test-support';
+import { useTestVhost } from '@celeriac/test-support';
 import {
   chord,
   TaskRevokedError,
@@ -19,13 +19,7 @@ import { useAmqpWorkers } from './support/amqp-workers';
 import { withFileGate } from './support/file-gate';
 import type { LogLine, WorkerProcess } from './support/worker-process';
 
-let vhost: TestVhost;
-beforeAll(async () => {
-  vhost = await createTestVhost('e2e-ops');
-}, VHOST_TIMEOUT);
-afterAll(async () => {
-  await vhost.remove();
-}, VHOST_TIMEOUT);
+const vhost = useTestVhost('e2e-ops');
 
 /** A signature of a fixture task (the caller does not import the worker's code). */
 function signature<R>(client: Celeriac, task: string, args: unknown[], immutable: boolean): Signature<R> {
@@ -45,7 +39,7 @@ function repeated(values: readonly string[]): Map<string, number> {
 }
 
 describe('operations on RabbitMQ', () => {
-  const { sender, worker, beat, tallied } = useAmqpWorkers('e2e-amqp-ops', () => vhost.url);
+  const { sender, worker, beat, tallied } = useAmqpWorkers('e2e-amqp-ops', () => vhost().url);
 
   it('a chord of 1,000: two workers run the header; the callback runs once with all 1,000 results', async () => {
     const workers = [worker(['-c', '4']), worker(['-c', '4'])];

@@ -6,21 +6,15 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestVhost, rabbitmqctl, REDIS_URL, type TestVhost, VHOST_TIMEOUT } from '@celeriac/test-support';
+import { rabbitmqctl, REDIS_URL, useTestVhost } from '@celeriac/test-support';
 import { useAmqpWorkers } from './support/amqp-workers';
 
 const runNode = promisify(execFile);
 
-let vhost: TestVhost;
-beforeAll(async () => {
-  vhost = await createTestVhost('e2e');
-}, VHOST_TIMEOUT);
-afterAll(async () => {
-  await vhost.remove();
-}, VHOST_TIMEOUT);
+const vhost = useTestVhost('e2e');
 
 describe('celeriac worker on RabbitMQ', () => {
-  const { e2e, sender, worker, tallied } = useAmqpWorkers('e2e-amqp', () => vhost.url);
+  const { e2e, sender, worker, tallied } = useAmqpWorkers('e2e-amqp', () => vhost().url);
 
   it('runs tasks another process sent and hands their results back', async () => {
     const running = worker(['-c', '4']);
@@ -73,7 +67,7 @@ describe('celeriac worker on RabbitMQ', () => {
     const app = sender();
     const before = Array.from({ length: 100 }, (_, i) => app.sendTask<number>('e2e.add', [i, 0]));
     await Promise.all(before.map((result) => result.get({ timeout: 20_000 })));
-    await rabbitmqctl('close_all_connections', '-p', vhost.name, 'celeriac e2e: connection loss');
+    await rabbitmqctl('close_all_connections', '-p', vhost().name, 'celeriac e2e: connection loss');
     const closedAt = Date.now();
     const after = Array.from({ length: 100 }, (_, i) => app.sendTask<number>('e2e.add', [i, 100]));
     await expect(Promise.all(after.map((result) => result.get({ timeout: 30_000 })))).resolves.toEqual(
@@ -86,7 +80,7 @@ describe('celeriac worker on RabbitMQ', () => {
   it('runs examples/rabbitmq to the end, as its README says', async () => {
     const script = resolve(__dirname, '../../../../examples/rabbitmq/dist/main.js');
     const { stdout } = await runNode(process.execPath, [script], {
-      env: { ...process.env, AMQP_URL: vhost.url, REDIS_URL, CELERIAC_EXAMPLE_PREFIX: e2e().fixture.prefix },
+      env: { ...process.env, AMQP_URL: vhost().url, REDIS_URL, CELERIAC_EXAMPLE_PREFIX: e2e().fixture.prefix },
       timeout: 30_000,
     });
     expect(stdout).toMatch(/the last: 198[\s\S]*delayed: 1 task[\s\S]*countdown of 1 s ran at/);
